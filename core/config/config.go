@@ -1,0 +1,139 @@
+// Package config is Hearth's typed configuration. Loading from files and the
+// environment happens in app; modules receive these structs.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration.
+type Config struct {
+	Listen      string        `koanf:"listen"`
+	ExternalURL string        `koanf:"external_url"`
+	DataDir     string        `koanf:"data_dir"`
+	Storage     Storage       `koanf:"storage"`
+	Git         Git           `koanf:"git"`
+	HTTP        HTTP          `koanf:"http"`
+	Auth        Auth          `koanf:"auth"`
+	Log         Log           `koanf:"log"`
+	Root        Root          `koanf:"root"`
+	Shutdown    time.Duration `koanf:"shutdown_timeout"`
+}
+
+// Storage selects the database adapter.
+type Storage struct {
+	Driver string `koanf:"driver"` // sqlite or postgres
+	// DSN for postgres, or the SQLite file path; empty SQLite DSN means
+	// <data_dir>/hearth.db.
+	DSN string `koanf:"dsn"`
+}
+
+// Git selects the repository backend.
+type Git struct {
+	Backend string `koanf:"backend"` // gitcli or gogit
+	// Root holds repositories; empty means <data_dir>/repositories.
+	Root string `koanf:"root"`
+}
+
+// HTTP holds server limits.
+type HTTP struct {
+	ReadHeaderTimeout time.Duration `koanf:"read_header_timeout"`
+	ReadTimeout       time.Duration `koanf:"read_timeout"`
+	WriteTimeout      time.Duration `koanf:"write_timeout"`
+	IdleTimeout       time.Duration `koanf:"idle_timeout"`
+	MaxBodyBytes      int64         `koanf:"max_body_bytes"`
+	MaxJSONDepth      int           `koanf:"max_json_depth"`
+}
+
+// Auth holds sign-in rules.
+type Auth struct {
+	MaxFailedAttempts int           `koanf:"max_failed_attempts"`
+	LockDuration      time.Duration `koanf:"lock_duration"`
+	// TouchInterval throttles last-used writes of tokens.
+	TouchInterval time.Duration `koanf:"touch_interval"`
+}
+
+// Log configures zap.
+type Log struct {
+	Level  string `koanf:"level"`
+	Format string `koanf:"format"` // json or console
+}
+
+// Root is the bootstrap administrator.
+type Root struct {
+	Password string `koanf:"password"`
+	Email    string `koanf:"email"`
+}
+
+// Default is the built-in configuration: SQLite under ./data, gitcli, 127.0.0.1:8080.
+func Default() Config {
+	return Config{
+		Listen:      "127.0.0.1:8080",
+		ExternalURL: "http://127.0.0.1:8080",
+		DataDir:     "./data",
+		Storage:     Storage{Driver: "sqlite"},
+		Git:         Git{Backend: "gitcli"},
+		HTTP: HTTP{
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       60 * time.Second,
+			WriteTimeout:      60 * time.Second,
+			IdleTimeout:       120 * time.Second,
+			MaxBodyBytes:      10 << 20,
+			MaxJSONDepth:      32,
+		},
+		Auth: Auth{
+			MaxFailedAttempts: 10,
+			LockDuration:      10 * time.Minute,
+			TouchInterval:     time.Minute,
+		},
+		Log:      Log{Level: "info", Format: "json"},
+		Root:     Root{Email: "admin@example.com"},
+		Shutdown: 15 * time.Second,
+	}
+}
+
+// Validate reports every problem at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Listen == "" {
+		errs = append(errs, errors.New("listen is empty"))
+	}
+	u, err := url.Parse(c.ExternalURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("external_url %q is not an absolute http(s) URL", c.ExternalURL))
+	}
+	switch c.Storage.Driver {
+	case "sqlite":
+	case "postgres":
+		if c.Storage.DSN == "" {
+			errs = append(errs, errors.New("storage.dsn is required for postgres"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("storage.driver %q: want sqlite or postgres", c.Storage.Driver))
+	}
+	switch c.Git.Backend {
+	case "gitcli", "gogit":
+	default:
+		errs = append(errs, fmt.Errorf("git.backend %q: want gitcli or gogit", c.Git.Backend))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("data_dir is empty"))
+	}
+	if c.HTTP.MaxBodyBytes <= 0 {
+		errs = append(errs, errors.New("http.max_body_bytes must be positive"))
+	}
+	if c.HTTP.MaxJSONDepth <= 0 {
+		errs = append(errs, errors.New("http.max_json_depth must be positive"))
+	}
+	if c.Auth.MaxFailedAttempts <= 0 {
+		errs = append(errs, errors.New("auth.max_failed_attempts must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// BaseURL is the external URL without a trailing slash.
+func (c *Config) BaseURL() string { return strings.TrimRight(c.ExternalURL, "/") }

@@ -1,0 +1,68 @@
+package domain
+
+import "time"
+
+// Event actions, as GitLab's action_name and the `action` filter use them.
+const (
+	ActionCreated   = "created"
+	ActionUpdated   = "updated"
+	ActionClosed    = "closed"
+	ActionReopened  = "reopened"
+	ActionPushed    = "pushed"
+	ActionCommented = "commented"
+	ActionMerged    = "merged"
+	ActionJoined    = "joined"
+	ActionLeft      = "left"
+	ActionDestroyed = "destroyed"
+	ActionExpired   = "expired"
+)
+
+// Event target types as GitLab names them in responses.
+const (
+	TargetIssue        = "Issue"
+	TargetMilestone    = "Milestone"
+	TargetMergeRequest = "MergeRequest"
+	TargetNote         = "Note"
+	TargetProject      = "Project"
+	TargetSnippet      = "Snippet"
+	TargetUser         = "User"
+)
+
+// Event is one entry of the activity feed.
+type Event struct {
+	ID          int64
+	ProjectID   *int64
+	AuthorID    int64
+	Action      string
+	TargetID    *int64
+	TargetType  string // "" when the event has no target
+	TargetTitle string
+	Title       string
+	// Data is the JSON payload of push events (nil otherwise).
+	Data []byte
+	// NoteID links "commented on" events to their note.
+	NoteID    *int64
+	CreatedAt time.Time
+}
+
+// EventFilter selects feed events. Zero values mean "no filter".
+type EventFilter struct {
+	AuthorID   int64
+	ProjectID  int64
+	Action     string
+	TargetType string // GitLab name, e.g. "MergeRequest"
+	Before     *time.Time
+	After      *time.Time
+	Ascending  bool
+	// Readable limits project events to what the reader may see. Events
+	// without a project are always included.
+	Readable ProjectScope
+	Page     Page
+}
+
+// ProjectScope describes a set of readable projects without listing them when
+// it need not: All for administrators, otherwise the explicit IDs.
+type ProjectScope struct {
+	All bool
+	IDs []int64
+}

@@ -1,0 +1,106 @@
+// Package domain holds Hearth's entities and value types. No JSON or
+// database tags: JSON shapes belong to modules, rows to adapters.
+package domain
+
+import "time"
+
+// UserState is a user's account state.
+type UserState string
+
+const (
+	UserActive  UserState = "active"
+	UserBlocked UserState = "blocked"
+	// UserLDAPBlocked is a block set by directory synchronization; the API
+	// may not lift it (403).
+	UserLDAPBlocked UserState = "ldap_blocked"
+)
+
+// User is an account. Email is the primary address; secondary addresses are Emails.
+type User struct {
+	ID             int64
+	Username       string
+	Name           string
+	Email          string
+	PasswordHash   string
+	State          UserState
+	Admin          bool
+	Bio            string
+	Location       string
+	Skype          string
+	Linkedin       string
+	Twitter        string
+	WebsiteURL     string
+	Organization   string
+	AvatarURL      string
+	ProjectsLimit  int
+	CanCreateGroup bool
+	External       bool
+	// ExternUID and Provider form the user's one external identity, if any.
+	ExternUID        string
+	Provider         string
+	ColorSchemeID    int
+	TwoFactorEnabled bool
+	ConfirmedAt      *time.Time
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	LastSignInAt     *time.Time
+	CurrentSignInAt  *time.Time
+	// LastActivityOn is a date (UTC midnight); it moves at most once a day,
+	// which is what keeps authenticated reads free of writes.
+	LastActivityOn *time.Time
+	// FailedAttempts counts consecutive failed sign-ins; LockedUntil is set
+	// when they reach the limit.
+	FailedAttempts int
+	LockedUntil    *time.Time
+	// PasswordExpiresAt forces a new password at the next sign-in when it is past.
+	PasswordExpiresAt *time.Time
+}
+
+// Blocked reports whether the user may not authenticate.
+func (u *User) Blocked() bool { return u.State != UserActive }
+
+// SSHKey is a user's public key.
+type SSHKey struct {
+	ID          int64
+	UserID      int64
+	Title       string
+	Key         string
+	Fingerprint string
+	CreatedAt   time.Time
+}
+
+// Email is a user's secondary email address.
+type Email struct {
+	ID        int64
+	UserID    int64
+	Email     string
+	CreatedAt time.Time
+}
+
+// UserFilter selects users for listing. Zero values mean "no filter".
+type UserFilter struct {
+	Active        bool
+	Blocked       bool
+	Search        string // matches username, name or email (case-insensitive, substring)
+	Username      string // exact, case-insensitive
+	ExternUID     string
+	Provider      string
+	External      bool
+	CreatedBefore *time.Time
+	CreatedAfter  *time.Time
+	Page          Page
+}
+
+// Page is a 1-based page request.
+type Page struct {
+	Page    int
+	PerPage int
+}
+
+// Offset is the number of rows before the page.
+func (p Page) Offset() int {
+	if p.Page < 1 {
+		return 0
+	}
+	return (p.Page - 1) * p.PerPage
+}

@@ -1,0 +1,99 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// UserStore keeps users and their primary email. Usernames and emails
+// (primary and secondary, across all users) are unique case-insensitively.
+type UserStore interface {
+	// Create inserts u and sets u.ID. A taken username or email is
+	// core.ErrConflict with Fields {"username"|"email": ["has already been taken"]}.
+	Create(ctx context.Context, u *domain.User) error
+	// Get returns the user; core.ErrNotFound when absent.
+	Get(ctx context.Context, id int64) (*domain.User, error)
+	// GetByUsername matches case-insensitively; core.ErrNotFound when absent.
+	GetByUsername(ctx context.Context, username string) (*domain.User, error)
+	// GetByEmail matches a primary email case-insensitively; core.ErrNotFound when absent.
+	GetByEmail(ctx context.Context, email string) (*domain.User, error)
+	// GetMany returns the users with these IDs in any order; missing IDs are skipped.
+	GetMany(ctx context.Context, ids []int64) ([]domain.User, error)
+	// Update applies fn to the current row under a lock and saves the result.
+	// core.ErrNotFound when absent; uniqueness as in Create; fn's error is returned as is.
+	Update(ctx context.Context, id int64, fn func(u *domain.User) error) (*domain.User, error)
+	// Delete removes the user with keys, emails and tokens; core.ErrNotFound when absent.
+	Delete(ctx context.Context, id int64) error
+	// List returns one page ordered by ID ascending and the total count.
+	List(ctx context.Context, f domain.UserFilter) ([]domain.User, int, error)
+	// Count returns how many users exist.
+	Count(ctx context.Context) (int, error)
+	// TouchActivity sets last_activity_on to day when it is earlier (or unset).
+	TouchActivity(ctx context.Context, id int64, day time.Time) error
+	// ListActivity returns users active on or after from, oldest activity first.
+	ListActivity(ctx context.Context, from time.Time, p domain.Page) ([]domain.User, int, error)
+}
+
+// KeyStore keeps SSH keys. Fingerprints are unique across all users.
+type KeyStore interface {
+	// Create inserts k and sets k.ID; a taken fingerprint is core.ErrConflict
+	// with Fields {"fingerprint": ["has already been taken"]}; an unknown
+	// user is core.ErrNotFound.
+	Create(ctx context.Context, k *domain.SSHKey) error
+	// Get returns the key; core.ErrNotFound when absent.
+	Get(ctx context.Context, id int64) (*domain.SSHKey, error)
+	// ListByUser returns the user's keys ordered by ID, and the total.
+	ListByUser(ctx context.Context, userID int64, p domain.Page) ([]domain.SSHKey, int, error)
+	// Delete removes the user's key; core.ErrNotFound when it is not theirs or absent.
+	Delete(ctx context.Context, userID, id int64) error
+}
+
+// EmailStore keeps secondary emails, unique against every address of every user.
+type EmailStore interface {
+	// Create inserts e and sets e.ID; a taken address is core.ErrConflict with
+	// Fields {"email": ["has already been taken"]}; an unknown user is core.ErrNotFound.
+	Create(ctx context.Context, e *domain.Email) error
+	// Get returns the email; core.ErrNotFound when absent.
+	Get(ctx context.Context, id int64) (*domain.Email, error)
+	// ListByUser returns the user's secondary emails ordered by ID, and the total.
+	ListByUser(ctx context.Context, userID int64, p domain.Page) ([]domain.Email, int, error)
+	// Delete removes the user's email; core.ErrNotFound when it is not theirs or absent.
+	Delete(ctx context.Context, userID, id int64) error
+}
+
+// TokenFilter selects a user's tokens.
+type TokenFilter struct {
+	UserID int64
+	Kinds  []domain.TokenKind
+	State  domain.TokenState // "" or all: every token
+	Now    time.Time         // reference time for active/inactive
+	Page   domain.Page
+}
+
+// TokenStore keeps API tokens by digest.
+type TokenStore interface {
+	// Create inserts t and sets t.ID; a duplicate digest is core.ErrConflict.
+	Create(ctx context.Context, t *domain.Token) error
+	// Get returns the token; core.ErrNotFound when absent.
+	Get(ctx context.Context, id int64) (*domain.Token, error)
+	// GetByDigest returns the token with this digest; core.ErrNotFound when absent.
+	GetByDigest(ctx context.Context, digest string) (*domain.Token, error)
+	// List returns one page ordered by ID and the total.
+	List(ctx context.Context, f TokenFilter) ([]domain.Token, int, error)
+	// Revoke marks the token revoked; core.ErrNotFound when absent.
+	Revoke(ctx context.Context, id int64) error
+	// TouchLastUsed records use; callers throttle it.
+	TouchLastUsed(ctx context.Context, id int64, at time.Time) error
+	// PruneSessions deletes the user's session tokens beyond the newest keep.
+	PruneSessions(ctx context.Context, userID int64, keep int) error
+}
+
+// EventStore keeps the activity feed.
+type EventStore interface {
+	// Create inserts e and sets e.ID.
+	Create(ctx context.Context, e *domain.Event) error
+	// List returns one page of events by created_at (then ID) and the total.
+	List(ctx context.Context, f domain.EventFilter) ([]domain.Event, int, error)
+}
