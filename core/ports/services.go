@@ -55,3 +55,9 @@ type Authenticator interface {
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
+
+// ProjectScoper answers which projects a caller may read. The projects
+// module implements it; without it only administrators see project events.
+type ProjectScoper interface {
+	ReadableProjects(ctx context.Context, caller *domain.Caller) (domain.ProjectScope, error)
+}

@@ -1,0 +1,115 @@
+package events
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/httpx"
+)
+
+// eventJSON is GitLab's Event entity.
+type eventJSON struct {
+	Title          *string         `json:"title"`
+	ProjectID      *int64          `json:"project_id"`
+	ActionName     string          `json:"action_name"`
+	TargetID       *int64          `json:"target_id"`
+	TargetType     *string         `json:"target_type"`
+	AuthorID       int64           `json:"author_id"`
+	TargetTitle    *string         `json:"target_title"`
+	CreatedAt      httpx.Time      `json:"created_at"`
+	Author         *authorJSON     `json:"author"`
+	AuthorUsername string          `json:"author_username"`
+	Data           json.RawMessage `json:"data"`
+}
+
+type authorJSON struct {
+	ID        int64   `json:"id"`
+	Name      string  `json:"name"`
+	Username  string  `json:"username"`
+	State     string  `json:"state"`
+	AvatarURL *string `json:"avatar_url"`
+	WebURL    string  `json:"web_url"`
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toJSON(base string, e domain.Event, author *domain.User) eventJSON {
+	out := eventJSON{
+		Title:       nullable(e.Title),
+		ProjectID:   e.ProjectID,
+		ActionName:  actionName(e),
+		TargetID:    e.TargetID,
+		TargetType:  nullable(e.TargetType),
+		AuthorID:    e.AuthorID,
+		TargetTitle: nullable(e.TargetTitle),
+		CreatedAt:   httpx.TimeOf(e.CreatedAt),
+		Data:        json.RawMessage("null"),
+	}
+	if len(e.Data) > 0 && json.Valid(e.Data) {
+		out.Data = e.Data
+	}
+	if author != nil {
+		state := "active"
+		if author.Blocked() {
+			state = "blocked"
+		}
+		out.Author = &authorJSON{ID: author.ID, Name: author.Name, Username: author.Username,
+			State: state, AvatarURL: nullable(author.AvatarURL), WebURL: base + "/" + author.Username}
+		out.AuthorUsername = author.Username
+	}
+	return out
+}
+
+// actionName is GitLab's wording of an event's action.
+func actionName(e domain.Event) string {
+	switch e.Action {
+	case domain.ActionCreated:
+		if e.TargetType == "" || e.TargetType == domain.TargetProject {
+			return "created"
+		}
+		return "opened"
+	case domain.ActionMerged:
+		return "accepted"
+	case domain.ActionCommented:
+		return "commented on"
+	case domain.ActionExpired:
+		return "removed due to membership expiration from"
+	case domain.ActionPushed:
+		var d struct{ Before, After string }
+		_ = json.Unmarshal(e.Data, &d)
+		switch {
+		case blankSHA(d.Before):
+			return "pushed new"
+		case blankSHA(d.After):
+			return "deleted"
+		}
+		return "pushed to"
+	}
+	return e.Action
+}
+
+func blankSHA(s string) bool { return s != "" && strings.Trim(s, "0") == "" }
+
+// targetTypes maps the lowercase filter values to stored GitLab names.
+var targetTypes = map[string]string{
+	"issue":         domain.TargetIssue,
+	"milestone":     domain.TargetMilestone,
+	"merge_request": domain.TargetMergeRequest,
+	"note":          domain.TargetNote,
+	"project":       domain.TargetProject,
+	"snippet":       domain.TargetSnippet,
+	"user":          domain.TargetUser,
+}
+
+var actions = map[string]bool{
+	domain.ActionCreated: true, domain.ActionUpdated: true, domain.ActionClosed: true,
+	domain.ActionReopened: true, domain.ActionPushed: true, domain.ActionCommented: true,
+	domain.ActionMerged: true, domain.ActionJoined: true, domain.ActionLeft: true,
+	domain.ActionDestroyed: true, domain.ActionExpired: true,
+}

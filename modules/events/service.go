@@ -1,0 +1,137 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
+)
+
+// Params are the service's dependencies.
+type Params struct {
+	fx.In
+	Events ports.EventStore
+	Users  ports.UserStore
+	Bus    ports.EventBus
+	Clock  ports.Clock
+	Scoper ports.ProjectScoper `optional:"true"`
+	Log    *zap.Logger
+}
+
+// Service records and lists feed events.
+type Service struct{ p Params }
+
+// NewService builds the service.
+func NewService(p Params) *Service { return &Service{p: p} }
+
+// subscribe records feed entries inside the publisher's transaction, so a
+// committed change always has its event and a rolled-back one never does.
+func (s *Service) subscribe() {
+	s.p.Bus.SubscribeTx(domain.UserCreated{}.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
+		uc := ev.(domain.UserCreated)
+		id := uc.User.ID
+		return s.Record(ctx, &domain.Event{
+			AuthorID:    uc.User.ID,
+			Action:      domain.ActionJoined,
+			TargetID:    &id,
+			TargetType:  domain.TargetUser,
+			TargetTitle: uc.User.Username,
+		})
+	})
+}
+
+// Record stores one event, stamping its time.
+func (s *Service) Record(ctx context.Context, e *domain.Event) error {
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = s.p.Clock.Now().UTC()
+	}
+	if err := s.p.Events.Create(ctx, e); err != nil {
+		return fmt.Errorf("record %s event: %w", e.Action, err)
+	}
+	return nil
+}
+
+// Feed is a page of events with their authors, loaded in one query.
+type Feed struct {
+	Events  []domain.Event
+	Authors map[int64]*domain.User
+	Total   int
+}
+
+// ForCaller lists the caller's own events (GET /events).
+func (s *Service) ForCaller(ctx context.Context, caller *domain.Caller, f domain.EventFilter) (*Feed, error) {
+	f.AuthorID = caller.UserID()
+	return s.list(ctx, caller, f)
+}
+
+// ForUser lists a user's contribution events as the caller may see them.
+func (s *Service) ForUser(ctx context.Context, caller *domain.Caller, ref string, f domain.EventFilter) (*Feed, error) {
+	u, err := s.userByRef(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	f.AuthorID = u.ID
+	return s.list(ctx, caller, f)
+}
+
+func (s *Service) userByRef(ctx context.Context, ref string) (*domain.User, error) {
+	var id int64
+	if _, err := fmt.Sscanf(ref, "%d", &id); err == nil && fmt.Sprint(id) == ref {
+		u, err := s.p.Users.Get(ctx, id)
+		return u, notFoundAs(err, "User")
+	}
+	u, err := s.p.Users.GetByUsername(ctx, ref)
+	return u, notFoundAs(err, "User")
+}
+
+func notFoundAs(err error, what string) error {
+	if err != nil && errors.Is(err, core.ErrNotFound) {
+		return core.NotFound(what)
+	}
+	return err
+}
+
+func (s *Service) list(ctx context.Context, caller *domain.Caller, f domain.EventFilter) (*Feed, error) {
+	scope, err := s.readable(ctx, caller)
+	if err != nil {
+		return nil, err
+	}
+	f.Readable = scope
+	evs, total, err := s.p.Events.List(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	ids := make([]int64, 0, len(evs))
+	seen := map[int64]bool{}
+	for _, e := range evs {
+		if !seen[e.AuthorID] {
+			seen[e.AuthorID] = true
+			ids = append(ids, e.AuthorID)
+		}
+	}
+	users, err := s.p.Users.GetMany(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load event authors: %w", err)
+	}
+	authors := make(map[int64]*domain.User, len(users))
+	for i := range users {
+		authors[users[i].ID] = &users[i]
+	}
+	return &Feed{Events: evs, Authors: authors, Total: total}, nil
+}
+
+func (s *Service) readable(ctx context.Context, caller *domain.Caller) (domain.ProjectScope, error) {
+	if caller.IsAdmin() {
+		return domain.ProjectScope{All: true}, nil
+	}
+	if s.p.Scoper == nil {
+		return domain.ProjectScope{}, nil
+	}
+	return s.p.Scoper.ReadableProjects(ctx, caller)
+}
