@@ -45,7 +45,9 @@ type Event struct {
 	CreatedAt time.Time
 }
 
-// EventFilter selects feed events. Zero values mean "no filter".
+// EventFilter selects feed events. Zero values mean "no filter". Before and
+// After are exclusive bounds on CreatedAt, as in GitLab's events finder.
+// Lists are ordered by CreatedAt then ID, newest first unless Ascending.
 type EventFilter struct {
 	AuthorID   int64
 	ProjectID  int64

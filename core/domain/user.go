@@ -77,10 +77,12 @@ type Email struct {
 	CreatedAt time.Time
 }
 
-// UserFilter selects users for listing. Zero values mean "no filter".
+// UserFilter selects users for listing. Zero values mean "no filter"; set
+// fields combine with AND. CreatedBefore and CreatedAfter are inclusive, as
+// GitLab's created_before/created_after are.
 type UserFilter struct {
 	Active        bool
-	Blocked       bool
+	Blocked       bool   // blocked or ldap_blocked, as GitLab's blocked scope
 	Search        string // matches username, name or email (case-insensitive, substring)
 	Username      string // exact, case-insensitive
 	ExternUID     string
@@ -91,7 +93,7 @@ type UserFilter struct {
 	Page          Page
 }
 
-// Page is a 1-based page request.
+// Page is a 1-based page request. PerPage <= 0 means every row.
 type Page struct {
 	Page    int
 	PerPage int

@@ -9,9 +9,14 @@ import (
 
 // UserStore keeps users and their primary email. Usernames and emails
 // (primary and secondary, across all users) are unique case-insensitively.
+//
+// Every store returns times in UTC at microsecond precision; dates
+// (User.LastActivityOn, Token.ExpiresAt) are stored as the UTC midnight of
+// their UTC day. A zero CreatedAt (and UpdatedAt) on Create means now.
 type UserStore interface {
 	// Create inserts u and sets u.ID. A taken username or email is
-	// core.ErrConflict with Fields {"username"|"email": ["has already been taken"]}.
+	// core.ErrConflict with Fields {"username"|"email": ["has already been taken"]};
+	// a taken external identity (Provider, ExternUID) likewise with "extern_uid".
 	Create(ctx context.Context, u *domain.User) error
 	// Get returns the user; core.ErrNotFound when absent.
 	Get(ctx context.Context, id int64) (*domain.User, error)
@@ -23,16 +28,21 @@ type UserStore interface {
 	GetMany(ctx context.Context, ids []int64) ([]domain.User, error)
 	// Update applies fn to the current row under a lock and saves the result.
 	// core.ErrNotFound when absent; uniqueness as in Create; fn's error is returned as is.
+	// UpdatedAt becomes now unless fn sets it. Setting Email to one of the
+	// user's own secondary addresses promotes it (the secondary entry goes).
 	Update(ctx context.Context, id int64, fn func(u *domain.User) error) (*domain.User, error)
 	// Delete removes the user with keys, emails and tokens; core.ErrNotFound when absent.
+	// Events stay: the feed is history.
 	Delete(ctx context.Context, id int64) error
 	// List returns one page ordered by ID ascending and the total count.
 	List(ctx context.Context, f domain.UserFilter) ([]domain.User, int, error)
 	// Count returns how many users exist.
 	Count(ctx context.Context) (int, error)
 	// TouchActivity sets last_activity_on to day when it is earlier (or unset).
+	// core.ErrNotFound when the user is absent.
 	TouchActivity(ctx context.Context, id int64, day time.Time) error
 	// ListActivity returns users active on or after from, oldest activity first.
+	// from is a date: its UTC day counts whole.
 	ListActivity(ctx context.Context, from time.Time, p domain.Page) ([]domain.User, int, error)
 }
 
@@ -65,10 +75,10 @@ type EmailStore interface {
 
 // TokenFilter selects a user's tokens.
 type TokenFilter struct {
-	UserID int64
+	UserID int64 // 0: every user's
 	Kinds  []domain.TokenKind
 	State  domain.TokenState // "" or all: every token
-	Now    time.Time         // reference time for active/inactive
+	Now    time.Time         // reference time for active/inactive; zero means the current time
 	Page   domain.Page
 }
 
@@ -82,11 +92,12 @@ type TokenStore interface {
 	GetByDigest(ctx context.Context, digest string) (*domain.Token, error)
 	// List returns one page ordered by ID and the total.
 	List(ctx context.Context, f TokenFilter) ([]domain.Token, int, error)
-	// Revoke marks the token revoked; core.ErrNotFound when absent.
+	// Revoke marks the token revoked (again is fine); core.ErrNotFound when absent.
 	Revoke(ctx context.Context, id int64) error
-	// TouchLastUsed records use; callers throttle it.
+	// TouchLastUsed records use; callers throttle it. core.ErrNotFound when absent.
 	TouchLastUsed(ctx context.Context, id int64, at time.Time) error
-	// PruneSessions deletes the user's session tokens beyond the newest keep.
+	// PruneSessions deletes the user's session tokens beyond the newest keep
+	// (newest by ID); keep <= 0 deletes them all.
 	PruneSessions(ctx context.Context, userID int64, keep int) error
 }
 

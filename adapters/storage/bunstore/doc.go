@@ -1,0 +1,70 @@
+// Package bunstore implements Hearth's store ports (users, keys, emails,
+// tokens, events), the transaction manager and the readiness pinger over
+// github.com/uptrace/bun, for both SQLite and Postgres.
+//
+// The domain has no database tags, so every table has a private row struct
+// here with bun tags and two mapping functions. Times are stored in UTC with
+// microsecond precision (what Postgres keeps), so a value reads back exactly
+// as it was written on either dialect; dates are UTC midnights.
+//
+// # Transactions
+//
+// Store.Tx returns a ports.TxManager that carries the transaction in the
+// context. Every store method uses that transaction when the context has one.
+// A nested WithinTx joins the outer transaction inside a SAVEPOINT: when the
+// nested function fails, only its own writes (and AfterCommit callbacks) are
+// undone and the outer transaction stays usable. Store methods that can fail
+// on a constraint use the same savepoint when called inside a transaction, so
+// a conflict leaves a Postgres transaction usable exactly as it does on SQLite.
+// Inside WithinTx, pass the ctx fn receives to every store call: a write
+// through the outer context would wait for the transaction's own lock on
+// SQLite. A transaction must not be used from several goroutines at once.
+//
+// Case-insensitive uniqueness and matching use lower(), which folds ASCII
+// only on SQLite and all of Unicode on Postgres.
+//
+// Read-modify-write (UserStore.Update) always runs in a transaction. SQLite
+// serialises writers with immediate transactions; Postgres needs row locks,
+// which WithRowLocks turns on (SELECT ... FOR NO KEY UPDATE, the row lock an
+// UPDATE that keeps the key takes, so concurrent inserts referencing the row
+// are not blocked).
+//
+// # Migrations
+//
+// Migrations are SQL files embedded from the migrations directory and applied
+// by github.com/uptrace/bun/migrate. There is one ID sequence for both
+// dialects: each migration is one file, rendered with text/template before it
+// runs, so dialect differences are spelled out only where the DDL differs:
+//
+//	{{.ID}}        the id column: INTEGER PRIMARY KEY AUTOINCREMENT (SQLite)
+//	               or BIGSERIAL PRIMARY KEY (Postgres)
+//	{{.Time}}      a timestamp column: TIMESTAMP (SQLite, UTC text) or TIMESTAMPTZ
+//	{{if .Postgres}} ... {{else}} ... {{end}}   anything else that differs
+//
+// To add a migration (a module's tables, a new column):
+//
+//  1. Add migrations/NNNN_name.tx.up.sql with the next number: 0003_projects.tx.up.sql.
+//     The ".tx" suffix runs the whole file in one transaction.
+//  2. Write portable SQL with {{.ID}} and {{.Time}}; separate statements with
+//     a line "--bun:split"; prefer CREATE ... IF NOT EXISTS.
+//  3. Name unique indexes <table>_<what>_key and teach takenField (errors.go)
+//     which GitLab field each guards, so violations map to the field map.
+//  4. Add the row struct and the store in a file of their own (projects.go)
+//     with its compile-time port check, and run RunStoreSuite on both dialects.
+//
+// Never edit a migration that has shipped: add another. TestMigrationsRender
+// checks that every file is numbered in sequence and renders for both
+// dialects. Applied migrations are recorded in hearth_migrations; Migrate is
+// idempotent. On Postgres, Migrate holds a
+// transaction-scoped advisory lock (keyed by the current schema) on one
+// dedicated connection while it runs, so several nodes may start at once. On
+// SQLite one process owns the database file.
+//
+// # Errors
+//
+// Driver errors become core error kinds: no rows is core.ErrNotFound, a
+// unique violation is core.ErrConflict with the GitLab field map (for example
+// {"email": ["has already been taken"]}), a foreign-key violation (an unknown
+// user) is core.ErrNotFound. Both modernc.org/sqlite and pgx errors are
+// recognised.
+package bunstore

@@ -1,0 +1,107 @@
+package bunstore
+
+import (
+	"database/sql"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/hearth-forge/hearth/core"
+)
+
+// takenField names the field a unique index guards and how a sentence
+// starts with it; field is "" for conflicts without a field map. Postgres
+// reports the index name; SQLite reports it for expression indexes
+// ("index 'users_username_key'") and the columns otherwise
+// ("ssh_keys.fingerprint"), so both spellings are matched.
+func takenField(detail string) (field, label string, ok bool) {
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if strings.Contains(detail, n) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("users_username_key"):
+		return "username", "Username", true
+	case has("emails_email_key"):
+		return "email", "Email", true
+	case has("ssh_keys_fingerprint_key", "ssh_keys.fingerprint"):
+		return "fingerprint", "Fingerprint", true
+	case has("users_identity_key", "users.provider, users.extern_uid"):
+		return "extern_uid", "Extern uid", true
+	case has("tokens_digest_key", "tokens.digest"):
+		return "", "Token", true
+	}
+	return "", "", false
+}
+
+// readErr maps a read error: no rows is core.NotFound(what).
+func readErr(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.NotFound(what)
+	}
+	return err
+}
+
+// writeErr maps a write error: unique violations become conflicts with
+// GitLab's field map, a foreign-key violation means the parent row (named
+// parent, e.g. "User") does not exist.
+func writeErr(err error, parent string) error {
+	if err == nil {
+		return nil
+	}
+	if detail, ok := uniqueViolation(err); ok {
+		return conflict(detail)
+	}
+	if foreignKeyViolation(err) {
+		return core.NotFound(parent)
+	}
+	return err
+}
+
+func conflict(detail string) error {
+	field, label, ok := takenField(detail)
+	if !ok {
+		return &core.Error{Kind: core.ErrConflict, Msg: "Record already exists (" + detail + ")"}
+	}
+	e := &core.Error{Kind: core.ErrConflict, Msg: label + " has already been taken"}
+	if field != "" {
+		e.Fields = map[string][]string{field: {"has already been taken"}}
+	}
+	return e
+}
+
+// uniqueViolation reports whether err is a unique violation and names the
+// index (Postgres) or the failing columns or index (SQLite).
+func uniqueViolation(err error) (string, bool) {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.ConstraintName, pe.Code == "23505"
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return se.Error(), true
+		}
+	}
+	return "", false
+}
+
+func foreignKeyViolation(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "23503"
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+	}
+	return false
+}

@@ -1,0 +1,92 @@
+package bunstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
+)
+
+type keyRow struct {
+	bun.BaseModel `bun:"table:ssh_keys"`
+
+	ID          int64     `bun:"id,pk,autoincrement"`
+	UserID      int64     `bun:"user_id"`
+	Title       string    `bun:"title"`
+	Key         string    `bun:"key"`
+	Fingerprint string    `bun:"fingerprint"`
+	CreatedAt   time.Time `bun:"created_at"`
+}
+
+func (r *keyRow) domain() domain.SSHKey {
+	return domain.SSHKey{
+		ID:          r.ID,
+		UserID:      r.UserID,
+		Title:       r.Title,
+		Key:         r.Key,
+		Fingerprint: r.Fingerprint,
+		CreatedAt:   r.CreatedAt.UTC(),
+	}
+}
+
+type keyStore struct{ s *Store }
+
+func (st *keyStore) Create(ctx context.Context, k *domain.SSHKey) error {
+	row := &keyRow{
+		UserID:      k.UserID,
+		Title:       k.Title,
+		Key:         k.Key,
+		Fingerprint: k.Fingerprint,
+		CreatedAt:   orNow(k.CreatedAt),
+	}
+	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
+		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
+		return writeErr(err, "User")
+	})
+	if err != nil {
+		return fmt.Errorf("bunstore: create key for user %d: %w", k.UserID, err)
+	}
+	*k = row.domain()
+	return nil
+}
+
+func (st *keyStore) Get(ctx context.Context, id int64) (*domain.SSHKey, error) {
+	row := new(keyRow)
+	if err := st.s.idb(ctx).NewSelect().Model(row).Where("id = ?", id).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("bunstore: get key %d: %w", id, readErr(err, "Key"))
+	}
+	k := row.domain()
+	return &k, nil
+}
+
+func (st *keyStore) ListByUser(ctx context.Context, userID int64, p domain.Page) ([]domain.SSHKey, int, error) {
+	var rows []keyRow
+	q := st.s.idb(ctx).NewSelect().Model(&rows).Where("user_id = ?", userID).Order("id")
+	n, err := page(ctx, q, p)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bunstore: list keys of user %d: %w", userID, err)
+	}
+	keys := make([]domain.SSHKey, len(rows))
+	for i := range rows {
+		keys[i] = rows[i].domain()
+	}
+	return keys, n, nil
+}
+
+func (st *keyStore) Delete(ctx context.Context, userID, id int64) error {
+	res, err := st.s.idb(ctx).NewDelete().Model((*keyRow)(nil)).
+		Where("id = ? AND user_id = ?", id, userID).Exec(ctx)
+	if err == nil {
+		err = mustAffect(res, "Key")
+	}
+	if err != nil {
+		return fmt.Errorf("bunstore: delete key %d of user %d: %w", id, userID, err)
+	}
+	return nil
+}
+
+var _ ports.KeyStore = (*keyStore)(nil)

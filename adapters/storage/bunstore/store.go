@@ -1,0 +1,96 @@
+package bunstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+
+	"github.com/hearth-forge/hearth/core/ports"
+)
+
+// Store gives access to every store port over one *bun.DB.
+type Store struct {
+	db       *bun.DB
+	rowLocks bool
+	tx       *txManager
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithRowLocks makes read-modify-write lock the row it reads (SELECT ... FOR
+// NO KEY UPDATE). Postgres needs it to avoid lost updates under READ
+// COMMITTED. It is ignored on SQLite, which has no row locks and serialises
+// writers with immediate transactions instead.
+func WithRowLocks() Option { return func(s *Store) { s.rowLocks = true } }
+
+// New returns a Store over db. db must be opened with sqlitedialect or
+// pgdialect; call Migrate before using the stores.
+func New(db *bun.DB, opts ...Option) *Store {
+	s := &Store{db: db}
+	for _, o := range opts {
+		o(s)
+	}
+	s.rowLocks = s.rowLocks && db.Dialect().Name() == dialect.PG
+	s.tx = &txManager{db: db}
+	return s
+}
+
+// DB returns the underlying database handle.
+func (s *Store) DB() *bun.DB { return s.db }
+
+// Users returns the user store.
+func (s *Store) Users() ports.UserStore { return &userStore{s} }
+
+// Keys returns the SSH key store.
+func (s *Store) Keys() ports.KeyStore { return &keyStore{s} }
+
+// Emails returns the secondary email store.
+func (s *Store) Emails() ports.EmailStore { return &emailStore{s} }
+
+// Tokens returns the API token store.
+func (s *Store) Tokens() ports.TokenStore { return &tokenStore{s} }
+
+// Events returns the activity feed store.
+func (s *Store) Events() ports.EventStore { return &eventStore{s} }
+
+// Tx returns the transaction manager shared by every store of s.
+func (s *Store) Tx() ports.TxManager { return s.tx }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("bunstore: ping: %w", err)
+	}
+	return nil
+}
+
+// idb is the transaction carried by ctx, or the database.
+func (s *Store) idb(ctx context.Context) bun.IDB {
+	if f := s.tx.frame(ctx); f != nil {
+		return f.tx
+	}
+	return s.db
+}
+
+// inTx runs fn in a transaction: a savepoint of the caller's when ctx carries
+// one, a new transaction otherwise. Multi-statement writes and
+// read-modify-write use it.
+func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, db bun.IDB) error) error {
+	return s.tx.WithinTx(ctx, func(ctx context.Context) error { return fn(ctx, s.idb(ctx)) })
+}
+
+// guarded runs one statement that may violate a constraint. Outside a
+// transaction it runs directly (autocommit, one round trip). Inside one it
+// runs in a savepoint, because on Postgres a failed statement aborts the
+// whole transaction, and callers may handle the conflict and carry on.
+func (s *Store) guarded(ctx context.Context, fn func(ctx context.Context, db bun.IDB) error) error {
+	if s.tx.frame(ctx) == nil {
+		return fn(ctx, s.db)
+	}
+	return s.inTx(ctx, fn)
+}
+
+var _ ports.Pinger = (*Store)(nil)

@@ -1,0 +1,113 @@
+package bunstore
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// ts normalises a time for storage: UTC, microsecond precision (what
+// Postgres keeps), so it reads back equal on both dialects.
+func ts(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func tsPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := ts(*t)
+	return &v
+}
+
+// date is the UTC midnight of t's UTC day: dates are stored as timestamps.
+func date(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+func datePtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := date(*t)
+	return &v
+}
+
+// utcPtr converts a time read back from the driver (pgx returns local time)
+// to UTC.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := t.UTC()
+	return &v
+}
+
+// now is the creation time used when the caller left it zero.
+func now() time.Time { return ts(time.Now()) }
+
+// orNow returns ts(t), or the current time when t is zero.
+func orNow(t time.Time) time.Time {
+	if t.IsZero() {
+		return now()
+	}
+	return ts(t)
+}
+
+// nullString stores "" as NULL, so unique indexes ignore unset values.
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// containsPattern is a LIKE pattern matching s as a lower-cased substring,
+// with LIKE's wildcards escaped (use with ESCAPE '\').
+func containsPattern(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(strings.ToLower(s)) + "%"
+}
+
+// page counts the rows q selects, then scans one page of them into q's model.
+// The count runs first so an empty or out-of-range page costs one query.
+func page(ctx context.Context, q *bun.SelectQuery, p domain.Page) (int, error) {
+	n, err := q.Count(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 || int64(p.Offset()) >= n {
+		return int(n), nil
+	}
+	if p.PerPage > 0 {
+		q = q.Limit(int64(p.PerPage)).Offset(int64(p.Offset()))
+	}
+	if err := q.Scan(ctx); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
+// mustAffect turns "no row changed" into core.NotFound(what).
+func mustAffect(res sql.Result, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return core.NotFound(what)
+	}
+	return nil
+}

@@ -1,0 +1,206 @@
+package contracttests
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
+)
+
+// Stores is what a storage adapter hands RunStoreSuite: every store port and
+// the transaction manager they share, over one fresh, migrated database.
+type Stores struct {
+	Users  ports.UserStore
+	Keys   ports.KeyStore
+	Emails ports.EmailStore
+	Tokens ports.TokenStore
+	Events ports.EventStore
+	Tx     ports.TxManager
+}
+
+// RunStoreSuite checks that a storage adapter behaves as core/ports
+// documents. Each subtest calls newStores for fresh, empty, migrated stores;
+// newStores should release them with t.Cleanup.
+func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s Stores)
+	}{
+		{"UserCreateGet", storeUserCreateGet},
+		{"UserCreateDefaults", storeUserCreateDefaults},
+		{"UserTimesUTC", storeUserTimesUTC},
+		{"UserNotFound", storeUserNotFound},
+		{"UserUsernameTaken", storeUserUsernameTaken},
+		{"UserEmailTaken", storeUserEmailTaken},
+		{"UserEmailTakenBySecondary", storeUserEmailTakenBySecondary},
+		{"UserIdentityTaken", storeUserIdentityTaken},
+		{"UserGetMany", storeUserGetMany},
+		{"UserUpdate", storeUserUpdate},
+		{"UserUpdateFnError", storeUserUpdateFnError},
+		{"UserUpdateNotFound", storeUserUpdateNotFound},
+		{"UserUpdateConflicts", storeUserUpdateConflicts},
+		{"UserUpdateEmailFreesOld", storeUserUpdateEmailFreesOld},
+		{"UserUpdatePromotesOwnSecondary", storeUserUpdatePromotesOwnSecondary},
+		{"UserDeleteCascades", storeUserDeleteCascades},
+		{"UserListFilters", storeUserListFilters},
+		{"UserListPages", storeUserListPages},
+		{"UserCount", storeUserCount},
+		{"UserTouchActivity", storeUserTouchActivity},
+		{"UserListActivity", storeUserListActivity},
+		{"KeyCreateGetList", storeKeyCreateGetList},
+		{"KeyFingerprintTaken", storeKeyFingerprintTaken},
+		{"KeyUnknownUser", storeKeyUnknownUser},
+		{"KeyDelete", storeKeyDelete},
+		{"EmailCreateGetList", storeEmailCreateGetList},
+		{"EmailTaken", storeEmailTaken},
+		{"EmailUnknownUser", storeEmailUnknownUser},
+		{"EmailDelete", storeEmailDelete},
+		{"TokenCreateGet", storeTokenCreateGet},
+		{"TokenDigestTaken", storeTokenDigestTaken},
+		{"TokenUnknownUser", storeTokenUnknownUser},
+		{"TokenListStates", storeTokenListStates},
+		{"TokenListKindsAndPages", storeTokenListKindsAndPages},
+		{"TokenRevoke", storeTokenRevoke},
+		{"TokenTouchLastUsed", storeTokenTouchLastUsed},
+		{"TokenPruneSessions", storeTokenPruneSessions},
+		{"EventCreateList", storeEventCreateList},
+		{"EventFilters", storeEventFilters},
+		{"EventOrderAndPages", storeEventOrderAndPages},
+		{"EventReadable", storeEventReadable},
+		{"TxCommitSpansStores", storeTxCommitSpansStores},
+		{"TxRollbackSpansStores", storeTxRollbackSpansStores},
+		{"TxIsolation", storeTxIsolation},
+		{"TxPanicRollsBack", storeTxPanicRollsBack},
+		{"TxNestedJoins", storeTxNestedJoins},
+		{"TxNestedErrorUndoesNested", storeTxNestedErrorUndoesNested},
+		{"TxConflictLeavesTxUsable", storeTxConflictLeavesTxUsable},
+		{"TxAfterCommitOrder", storeTxAfterCommitOrder},
+		{"TxAfterCommitNotOnRollback", storeTxAfterCommitNotOnRollback},
+		{"TxAfterCommitWithoutTx", storeTxAfterCommitWithoutTx},
+		{"ConcurrentCreateUsers", storeConcurrentCreateUsers},
+		{"ConcurrentUpdateNoLostUpdate", storeConcurrentUpdate},
+		{"ConcurrentSameUsername", storeConcurrentSameUsername},
+		{"ConcurrentSameEmail", storeConcurrentSameEmail},
+		{"ConcurrentTransactions", storeConcurrentTransactions},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStores(t)) })
+	}
+}
+
+// storeT0 is a fixed instant with microsecond precision, which every
+// adapter keeps exactly.
+var storeT0 = time.Date(2024, 3, 1, 12, 30, 45, 123456000, time.UTC)
+
+func storeDay(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+
+func storePtr[T any](v T) *T { return &v }
+
+// storeUser creates an active user named name with address name@example.com.
+func storeUser(t *testing.T, s Stores, name string) *domain.User {
+	t.Helper()
+	u := &domain.User{
+		Username:  name,
+		Name:      "User " + name,
+		Email:     name + "@example.com",
+		State:     domain.UserActive,
+		CreatedAt: storeT0,
+		UpdatedAt: storeT0,
+	}
+	if err := s.Users.Create(t.Context(), u); err != nil {
+		t.Fatalf("create user %s: %v", name, err)
+	}
+	return u
+}
+
+func storeKey(t *testing.T, s Stores, userID int64, fingerprint string) *domain.SSHKey {
+	t.Helper()
+	k := &domain.SSHKey{UserID: userID, Title: "key " + fingerprint, Key: "ssh-ed25519 AAAA" + fingerprint, Fingerprint: fingerprint, CreatedAt: storeT0}
+	if err := s.Keys.Create(t.Context(), k); err != nil {
+		t.Fatalf("create key %s: %v", fingerprint, err)
+	}
+	return k
+}
+
+func storeEmail(t *testing.T, s Stores, userID int64, addr string) *domain.Email {
+	t.Helper()
+	e := &domain.Email{UserID: userID, Email: addr, CreatedAt: storeT0}
+	if err := s.Emails.Create(t.Context(), e); err != nil {
+		t.Fatalf("create email %s: %v", addr, err)
+	}
+	return e
+}
+
+func storeToken(t *testing.T, s Stores, tok domain.Token) *domain.Token {
+	t.Helper()
+	if tok.Digest == "" {
+		tok.Digest = domain.TokenDigest(fmt.Sprintf("secret-%d-%s-%d", tok.UserID, tok.Name, time.Now().UnixNano()))
+	}
+	if tok.Kind == "" {
+		tok.Kind = domain.TokenPersonal
+	}
+	if tok.CreatedAt.IsZero() {
+		tok.CreatedAt = storeT0
+	}
+	if err := s.Tokens.Create(t.Context(), &tok); err != nil {
+		t.Fatalf("create token %s: %v", tok.Name, err)
+	}
+	return &tok
+}
+
+// storeWantKind fails unless err is of kind.
+func storeWantKind(t *testing.T, err, kind error, what string) {
+	t.Helper()
+	if !errors.Is(err, kind) {
+		t.Fatalf("%s: got error %v, want kind %v", what, err, kind)
+	}
+}
+
+// storeWantTaken fails unless err is a conflict with {field: ["has already been taken"]}.
+func storeWantTaken(t *testing.T, err error, field, what string) {
+	t.Helper()
+	storeWantKind(t, err, core.ErrConflict, what)
+	want := map[string][]string{field: {"has already been taken"}}
+	if diff := cmp.Diff(want, core.Fields(err)); diff != "" {
+		t.Fatalf("%s: fields (-want +got):\n%s", what, diff)
+	}
+}
+
+// storeIDs lists the IDs of xs through id.
+func storeIDs[T any](xs []T, id func(T) int64) []int64 {
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		out[i] = id(x)
+	}
+	return out
+}
+
+func storeUserIDs(us []domain.User) []int64 {
+	return storeIDs(us, func(u domain.User) int64 { return u.ID })
+}
+
+// storeWantList compares a page of IDs and its total.
+func storeWantList(t *testing.T, what string, gotIDs []int64, gotTotal int, err error, wantIDs []int64, wantTotal int) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if wantIDs == nil {
+		wantIDs = []int64{}
+	}
+	if gotIDs == nil {
+		gotIDs = []int64{}
+	}
+	if diff := cmp.Diff(wantIDs, gotIDs); diff != "" {
+		t.Errorf("%s: IDs (-want +got):\n%s", what, diff)
+	}
+	if gotTotal != wantTotal {
+		t.Errorf("%s: total = %d, want %d", what, gotTotal, wantTotal)
+	}
+}
