@@ -1,0 +1,191 @@
+// Package app is Hearth's composition root: configuration -> adapters ->
+// modules -> router and server. Only this package knows every layer.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+	"go.uber.org/zap"
+
+	"github.com/hearth-forge/hearth/adapters/bus/inproc"
+	"github.com/hearth-forge/hearth/adapters/secrets"
+	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
+	"github.com/hearth-forge/hearth/adapters/storage/postgres"
+	"github.com/hearth-forge/hearth/adapters/storage/sqlite"
+	"github.com/hearth-forge/hearth/core/config"
+	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/ports"
+	"github.com/hearth-forge/hearth/modules/events"
+	"github.com/hearth-forge/hearth/modules/meta"
+	"github.com/hearth-forge/hearth/modules/users"
+)
+
+// storageDrivers maps storage.driver to the adapter that opens it.
+func storageDrivers() map[string]func(ctx context.Context, cfg config.Config) (*bunstore.Store, error) {
+	return map[string]func(ctx context.Context, cfg config.Config) (*bunstore.Store, error){
+		"sqlite": func(ctx context.Context, cfg config.Config) (*bunstore.Store, error) {
+			path := cfg.Storage.DSN
+			if path == "" {
+				path = filepath.Join(cfg.DataDir, "hearth.db")
+			}
+			db, err := sqlite.Open(ctx, path)
+			if err != nil {
+				return nil, err
+			}
+			return sqlite.NewStore(db), nil
+		},
+		"postgres": func(ctx context.Context, cfg config.Config) (*bunstore.Store, error) {
+			db, err := postgres.Open(ctx, cfg.Storage.DSN)
+			if err != nil {
+				return nil, err
+			}
+			return postgres.NewStore(db), nil
+		},
+	}
+}
+
+// Core provides configuration, logging, storage, the event bus, secrets and
+// the router. Migrations run when the app starts, before anything listens.
+func Core(cfg config.Config) fx.Option {
+	return fx.Options(
+		fx.Supply(cfg, cfg.Auth, httpx.Options{
+			ExternalURL:  cfg.ExternalURL,
+			MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
+			MaxJSONDepth: cfg.HTTP.MaxJSONDepth,
+		}),
+		fx.Provide(
+			newLogger,
+			newStore,
+			func(s *bunstore.Store) ports.UserStore { return s.Users() },
+			func(s *bunstore.Store) ports.KeyStore { return s.Keys() },
+			func(s *bunstore.Store) ports.EmailStore { return s.Emails() },
+			func(s *bunstore.Store) ports.TokenStore { return s.Tokens() },
+			func(s *bunstore.Store) ports.EventStore { return s.Events() },
+			func(s *bunstore.Store) ports.TxManager { return s.Tx() },
+			func(s *bunstore.Store) ports.Pinger { return s },
+			func(tx ports.TxManager, log *zap.Logger) ports.EventBus { return inproc.New(tx, log.Named("bus")) },
+			func() ports.Clock { return systemClock{} },
+			func() ports.PasswordHasher { return secrets.NewArgon2Hasher() },
+			func() ports.TokenGenerator { return secrets.RandomTokens{} },
+			httpx.NewRouter,
+			func() meta.Build { return meta.Build{Revision: revision()} },
+		),
+		fx.WithLogger(func(log *zap.Logger) fxevent.Logger {
+			l := &fxevent.ZapLogger{Logger: log.Named("fx")}
+			l.UseLogLevel(zap.DebugLevel)
+			return l
+		}),
+		fx.StopTimeout(max(cfg.Shutdown, time.Second)),
+	)
+}
+
+// Modules lists every built-in module.
+func Modules() fx.Option {
+	return fx.Options(users.Module, events.Module, meta.Module)
+}
+
+// Bootstrap creates the root administrator on an empty database, printing a
+// generated password once through announce when none is configured.
+func Bootstrap(announce func(password string)) fx.Option {
+	return fx.Invoke(func(lc fx.Lifecycle, cfg config.Config, svc *users.Service, log *zap.Logger) {
+		lc.Append(fx.StartHook(func(ctx context.Context) error {
+			created, generated, err := svc.EnsureRoot(ctx, cfg.Root.Password, cfg.Root.Email)
+			if err != nil {
+				return fmt.Errorf("create root user: %w", err)
+			}
+			if created {
+				log.Info("created the root administrator", zap.Bool("generated_password", generated != ""))
+				if generated != "" && announce != nil {
+					announce(generated)
+				}
+			}
+			return nil
+		}))
+	})
+}
+
+// Serve adds the HTTP server that listens on cfg.Listen and shuts down gracefully.
+func Serve() fx.Option {
+	return fx.Invoke(func(lc fx.Lifecycle, cfg config.Config, router *httpx.Router, log *zap.Logger) {
+		srv := &http.Server{
+			Addr:              cfg.Listen,
+			Handler:           router,
+			ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
+			ReadTimeout:       cfg.HTTP.ReadTimeout,
+			WriteTimeout:      cfg.HTTP.WriteTimeout,
+			IdleTimeout:       cfg.HTTP.IdleTimeout,
+			ErrorLog:          zap.NewStdLog(log.Named("http.server")),
+		}
+		lc.Append(fx.Hook{
+			OnStart: func(ctx context.Context) error {
+				ln, err := net.Listen("tcp", cfg.Listen)
+				if err != nil {
+					return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+				}
+				log.Info("listening", zap.String("addr", ln.Addr().String()), zap.String("external_url", cfg.ExternalURL))
+				go func() {
+					if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+						log.Error("server stopped", zap.Error(err))
+					}
+				}()
+				return nil
+			},
+			OnStop: func(ctx context.Context) error {
+				log.Info("shutting down")
+				return srv.Shutdown(ctx)
+			},
+		})
+	})
+}
+
+// New builds the whole server: Core, every module, root bootstrap and the listener.
+func New(cfg config.Config, extra ...fx.Option) *fx.App {
+	return fx.New(append([]fx.Option{Core(cfg), Modules(), Serve()}, extra...)...)
+}
+
+// Handler starts Hearth without a listener and returns its http.Handler for
+// mounting into another server, and the function that stops it.
+func Handler(ctx context.Context, cfg config.Config, extra ...fx.Option) (http.Handler, func(context.Context) error, error) {
+	var router *httpx.Router
+	a := fx.New(append([]fx.Option{Core(cfg), Modules(), fx.Populate(&router)}, extra...)...)
+	if err := a.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	return router, a.Stop, nil
+}
+
+func newStore(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (*bunstore.Store, error) {
+	open, ok := storageDrivers()[cfg.Storage.Driver]
+	if !ok {
+		return nil, fmt.Errorf("unknown storage driver %q", cfg.Storage.Driver)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	store, err := open(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s storage: %w", cfg.Storage.Driver, err)
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if err := store.Migrate(ctx); err != nil {
+				return fmt.Errorf("migrate: %w", err)
+			}
+			log.Debug("migrations applied", zap.String("driver", cfg.Storage.Driver))
+			return nil
+		},
+		OnStop: func(context.Context) error { return store.DB().Close() },
+	})
+	return store, nil
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now().UTC() }
