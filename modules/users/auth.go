@@ -139,7 +139,11 @@ func (s *Service) checkPassword(ctx context.Context, login, password string) (*d
 		ok = false
 	}
 	if !ok {
-		s.recordFailure(ctx, u.ID, now)
+		// Git clients send a token as the HTTP Basic password; that is not
+		// a guess at the password and must not count towards a lock.
+		if !s.isOwnToken(ctx, u.ID, password) {
+			s.recordFailure(ctx, u.ID, now)
+		}
 		return nil, core.Unauthenticated()
 	}
 	// GitLab: users with two-factor authentication use personal access tokens.
@@ -173,6 +177,12 @@ func (s *Service) checkPassword(ctx context.Context, login, password string) (*d
 		return nil, err
 	}
 	return &domain.Caller{User: u}, nil
+}
+
+// isOwnToken reports whether secret is one of the user's tokens.
+func (s *Service) isOwnToken(ctx context.Context, userID int64, secret string) bool {
+	t, err := s.p.Tokens.GetByDigest(ctx, domain.TokenDigest(secret))
+	return err == nil && t.UserID == userID
 }
 
 // recordFailure counts a failed sign-in and locks the account when the

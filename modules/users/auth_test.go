@@ -164,3 +164,26 @@ func TestSudo(t *testing.T) {
 		t.Errorf("session token sudo: %v", err)
 	}
 }
+
+// TestTokenAsPasswordDoesNotLock: git clients send tokens as the Basic
+// password; those are refused by Password but never lock the account.
+func TestTokenAsPasswordDoesNotLock(t *testing.T) {
+	f := newFixture(t)
+	_, _, secret := f.user(t, "gitter")
+	for i := 0; i < 2*f.svc.p.Auth.MaxFailedAttempts; i++ {
+		if _, err := f.auth.Password(ctx, "gitter", secret); !errors.Is(err, core.ErrUnauthenticated) {
+			t.Fatalf("token as password: %v", err)
+		}
+	}
+	if _, err := f.auth.Password(ctx, "gitter", "secret-gitter"); err != nil {
+		t.Errorf("account locked by token use: %v", err)
+	}
+	// Someone else's token is a wrong password like any other.
+	_, _, other := f.user(t, "other")
+	for i := 0; i < f.svc.p.Auth.MaxFailedAttempts; i++ {
+		_, _ = f.auth.Password(ctx, "gitter", other)
+	}
+	if _, err := f.auth.Password(ctx, "gitter", "secret-gitter"); !errors.Is(err, core.ErrUnauthenticated) {
+		t.Errorf("foreign tokens count as failures: %v", err)
+	}
+}
