@@ -1,0 +1,112 @@
+package gitcli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+const (
+	// homeDir is the backend's HOME, inside the root; the leading dot keeps
+	// it out of the repository name space.
+	homeDir = ".home"
+	// waitDelay bounds how long a cancelled git may keep its output pipes
+	// open through a child (upload-pack, pack-objects) after being killed.
+	waitDelay = 5 * time.Second
+	// maxStderr caps how much of git's stderr is kept in an error.
+	maxStderr = 4 << 10
+)
+
+// gitEnv is the whole environment of every git process. Nothing is
+// inherited except PATH: an operator's (or attacker's) GIT_DIR,
+// GIT_CONFIG_*, GIT_TEMPLATE_DIR, XDG_CONFIG_HOME or ~/.gitconfig must not
+// change what the backend does, and git must never prompt.
+func gitEnv(root, home string) []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_ATTR_NOSYSTEM=1",
+		"GIT_TERMINAL_PROMPT=0",
+		// Commands run outside a repository (init, clone, check-ref-format)
+		// start in home, inside root; never discover a repository above it.
+		"GIT_CEILING_DIRECTORIES=" + root,
+		// Stable, parseable messages.
+		"LC_ALL=C",
+	}
+}
+
+// gitError is a failed git invocation with what it printed on stderr.
+type gitError struct {
+	args   []string
+	stderr string
+	err    error
+}
+
+func (e *gitError) Error() string {
+	msg := fmt.Sprintf("git %s: %v", strings.Join(e.args, " "), e.err)
+	if e.stderr != "" {
+		msg += ": " + e.stderr
+	}
+	return msg
+}
+
+func (e *gitError) Unwrap() error { return e.err }
+
+// exitCode is git's exit status, or -1 when err is not an exit status
+// (git did not start, or was killed).
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// run executes git with args in dir and returns its standard output. Args
+// are passed as they are, without a shell; callers put values that come
+// from users after "--end-of-options" or "--".
+func (b *Backend) run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, b.git, args...)
+	cmd.Dir = dir
+	cmd.Env = b.env
+	cmd.WaitDelay = waitDelay
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr // stdin stays nil (/dev/null): git reads nothing from us
+
+	start := time.Now()
+	err := cmd.Run()
+	b.log.Debug("git", zap.Strings("args", args), zap.Duration("took", time.Since(start)), zap.Error(err))
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			err = fmt.Errorf("%w (%v)", ctxErr, err)
+		}
+		return stdout.Bytes(), &gitError{args: args, stderr: tail(stderr.Bytes()), err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// runIn runs git against the bare repository at gitDir, named explicitly so
+// git never searches for one.
+func (b *Backend) runIn(ctx context.Context, gitDir string, args ...string) ([]byte, error) {
+	return b.run(ctx, gitDir, append([]string{"--git-dir=" + gitDir}, args...)...)
+}
+
+// tail trims stderr to its last maxStderr bytes: the end holds the fatal
+// message.
+func tail(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > maxStderr {
+		b = b[len(b)-maxStderr:]
+	}
+	return string(b)
+}
