@@ -1,0 +1,321 @@
+// Package access is Hearth's one access policy: for a caller and a project
+// or group it decides the effective access level and what may be seen.
+// Every module asks it; none re-implements it.
+package access
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
+)
+
+// Rights is what a caller may do with one project or group.
+type Rights struct {
+	// Level is the effective membership level (0 when none).
+	Level domain.AccessLevel
+	// Admin is set for administrators, who may do everything.
+	Admin bool
+	// Read is whether the thing is visible to the caller at all; when it is
+	// false every answer about it must be a 404.
+	Read bool
+}
+
+// AtLeast reports whether the caller acts with level or more (admins always do).
+func (r Rights) AtLeast(level domain.AccessLevel) bool { return r.Admin || r.Level >= level }
+
+// Policy answers access questions from memberships, group nesting, project
+// shares and visibility.
+type Policy struct {
+	members    ports.MemberStore
+	namespaces ports.NamespaceStore
+	projects   ports.ProjectStore
+	clock      ports.Clock
+}
+
+// New builds the policy.
+func New(members ports.MemberStore, namespaces ports.NamespaceStore, projects ports.ProjectStore, clock ports.Clock) *Policy {
+	return &Policy{members: members, namespaces: namespaces, projects: projects, clock: clock}
+}
+
+func user(c *domain.Caller) *domain.User {
+	if c == nil || c.User == nil || c.User.Blocked() {
+		return nil
+	}
+	return c.User
+}
+
+// visibleBy reports whether visibility alone lets the caller see something.
+func visibleBy(v domain.Visibility, u *domain.User) bool {
+	switch v {
+	case domain.Public:
+		return true
+	case domain.Internal:
+		return u != nil && !u.External
+	}
+	return false
+}
+
+// Project computes the caller's rights on p: direct membership, membership
+// of p's group or any ancestor, shares with groups (capped at the share's
+// level), ownership of the personal namespace, and visibility.
+func (p *Policy) Project(ctx context.Context, caller *domain.Caller, proj *domain.Project) (Rights, error) {
+	u := user(caller)
+	r := Rights{Admin: u != nil && u.Admin}
+	if u != nil {
+		lvl, err := p.projectLevel(ctx, u.ID, proj)
+		if err != nil {
+			return Rights{}, err
+		}
+		r.Level = lvl
+	}
+	r.Read = r.Admin || r.Level >= domain.Guest || visibleBy(proj.Visibility, u)
+	return r, nil
+}
+
+func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Project) (domain.AccessLevel, error) {
+	now := p.clock.Now()
+	ns, err := p.namespaces.Get(ctx, proj.NamespaceID)
+	if err != nil {
+		return 0, fmt.Errorf("project namespace: %w", err)
+	}
+	if ns.Kind == domain.NamespaceUser && ns.OwnerID != nil && *ns.OwnerID == userID {
+		return domain.Owner, nil
+	}
+	best := domain.NoAccess
+	direct, err := p.members.InSources(ctx, userID, domain.MemberOfProject, []int64{proj.ID})
+	if err != nil {
+		return 0, fmt.Errorf("project membership: %w", err)
+	}
+	for _, m := range direct {
+		if m.Active(now) {
+			best = max(best, m.AccessLevel)
+		}
+	}
+	// Groups that grant access: p's group chain, and each share's group
+	// chain (capped at the share's level).
+	caps := map[int64]domain.AccessLevel{}
+	if ns.Kind == domain.NamespaceGroup {
+		caps[ns.ID] = domain.Owner
+	}
+	shares, err := p.members.SharesOfProject(ctx, proj.ID)
+	if err != nil {
+		return 0, fmt.Errorf("project shares: %w", err)
+	}
+	for _, s := range shares {
+		if s.ExpiresAt == nil || now.Before(*s.ExpiresAt) {
+			caps[s.GroupID] = max(caps[s.GroupID], s.GroupAccess)
+		}
+	}
+	if len(caps) == 0 {
+		return best, nil
+	}
+	// Each granting group counts with its ancestors: membership is inherited down.
+	chains := map[int64][]int64{}
+	var all []int64
+	for gid := range caps {
+		anc, err := p.namespaces.Ancestors(ctx, gid)
+		if err != nil {
+			return 0, fmt.Errorf("group ancestors: %w", err)
+		}
+		chain := []int64{gid}
+		for _, a := range anc {
+			chain = append(chain, a.ID)
+		}
+		chains[gid] = chain
+		all = append(all, chain...)
+	}
+	levels, err := p.groupLevels(ctx, userID, all)
+	if err != nil {
+		return 0, err
+	}
+	for gid, limit := range caps {
+		for _, id := range chains[gid] {
+			best = max(best, min(levels[id], limit))
+		}
+	}
+	return best, nil
+}
+
+// groupLevels maps group IDs to the user's active direct level in each.
+func (p *Policy) groupLevels(ctx context.Context, userID int64, ids []int64) (map[int64]domain.AccessLevel, error) {
+	ms, err := p.members.InSources(ctx, userID, domain.MemberOfGroup, ids)
+	if err != nil {
+		return nil, fmt.Errorf("group memberships: %w", err)
+	}
+	now := p.clock.Now()
+	out := map[int64]domain.AccessLevel{}
+	for _, m := range ms {
+		if m.Active(now) {
+			out[m.SourceID] = max(out[m.SourceID], m.AccessLevel)
+		}
+	}
+	return out, nil
+}
+
+// Group computes the caller's rights on a group: membership of it or an
+// ancestor gives a level; a private group is also visible to members of
+// anything inside it.
+func (p *Policy) Group(ctx context.Context, caller *domain.Caller, g *domain.Namespace) (Rights, error) {
+	u := user(caller)
+	r := Rights{Admin: u != nil && u.Admin}
+	if u != nil {
+		anc, err := p.namespaces.Ancestors(ctx, g.ID)
+		if err != nil {
+			return Rights{}, fmt.Errorf("group ancestors: %w", err)
+		}
+		ids := []int64{g.ID}
+		for _, a := range anc {
+			ids = append(ids, a.ID)
+		}
+		levels, err := p.groupLevels(ctx, u.ID, ids)
+		if err != nil {
+			return Rights{}, err
+		}
+		for _, id := range ids {
+			r.Level = max(r.Level, levels[id])
+		}
+	}
+	r.Read = r.Admin || r.Level >= domain.Guest || visibleBy(g.Visibility, u)
+	if !r.Read && u != nil {
+		scope, err := p.GroupScope(ctx, caller)
+		if err != nil {
+			return Rights{}, err
+		}
+		for _, id := range scope.GroupIDs {
+			if id == g.ID {
+				r.Read = true
+				break
+			}
+		}
+	}
+	return r, nil
+}
+
+// memberships loads the user's active memberships split by kind.
+func (p *Policy) memberships(ctx context.Context, userID int64) (projects, groups []int64, err error) {
+	ms, err := p.members.OfUser(ctx, userID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("memberships: %w", err)
+	}
+	now := p.clock.Now()
+	for _, m := range ms {
+		if !m.Active(now) {
+			continue
+		}
+		if m.Source == domain.MemberOfProject {
+			projects = append(projects, m.SourceID)
+		} else {
+			groups = append(groups, m.SourceID)
+		}
+	}
+	return projects, groups, nil
+}
+
+// ProjectScope is the set of projects the caller may read, in a form a
+// store applies in the list query itself (one query, exact X-Total).
+// It costs a constant number of queries whatever the number of projects.
+func (p *Policy) ProjectScope(ctx context.Context, caller *domain.Caller) (domain.ReadScope, error) {
+	u := user(caller)
+	if u == nil {
+		return domain.ReadScope{}, nil
+	}
+	if u.Admin {
+		return domain.ReadScope{All: true}, nil
+	}
+	scope := domain.ReadScope{Internal: !u.External}
+	projects, groups, err := p.memberships(ctx, u.ID)
+	if err != nil {
+		return scope, err
+	}
+	scope.ProjectIDs = projects
+	if ns, err := p.namespaces.ForUser(ctx, u.ID); err == nil {
+		scope.NamespaceIDs = append(scope.NamespaceIDs, ns.ID)
+	}
+	if len(groups) > 0 {
+		desc, err := p.namespaces.Descendants(ctx, groups)
+		if err != nil {
+			return scope, fmt.Errorf("descendant groups: %w", err)
+		}
+		effective := append(append([]int64{}, groups...), desc...)
+		scope.NamespaceIDs = append(scope.NamespaceIDs, effective...)
+		shares, err := p.members.SharesWithGroups(ctx, effective)
+		if err != nil {
+			return scope, fmt.Errorf("shares: %w", err)
+		}
+		now := p.clock.Now()
+		for _, s := range shares {
+			if s.ExpiresAt == nil || now.Before(*s.ExpiresAt) {
+				scope.ProjectIDs = append(scope.ProjectIDs, s.ProjectID)
+			}
+		}
+	}
+	return scope, nil
+}
+
+// ReadableProjects implements ports.ProjectScoper (events feeds).
+func (p *Policy) ReadableProjects(ctx context.Context, caller *domain.Caller) (domain.ReadScope, error) {
+	return p.ProjectScope(ctx, caller)
+}
+
+// GroupScope is the set of groups the caller may see: by visibility, plus
+// groups they belong to (with descendants), plus the ancestors of those and
+// of the groups holding their projects.
+func (p *Policy) GroupScope(ctx context.Context, caller *domain.Caller) (domain.GroupFilter, error) {
+	u := user(caller)
+	if u == nil {
+		return domain.GroupFilter{}, nil
+	}
+	if u.Admin {
+		return domain.GroupFilter{All: true}, nil
+	}
+	f := domain.GroupFilter{Internal: !u.External}
+	projects, groups, err := p.memberships(ctx, u.ID)
+	if err != nil {
+		return f, err
+	}
+	var desc []int64
+	if len(groups) > 0 {
+		if desc, err = p.namespaces.Descendants(ctx, groups); err != nil {
+			return f, fmt.Errorf("descendant groups: %w", err)
+		}
+	}
+	seeds := append([]int64{}, groups...)
+	if len(projects) > 0 {
+		nsIDs, err := p.projectNamespaces(ctx, projects)
+		if err != nil {
+			return f, err
+		}
+		seeds = append(seeds, nsIDs...)
+	}
+	var anc []int64
+	if len(seeds) > 0 {
+		if anc, err = p.namespaces.AncestorIDs(ctx, seeds); err != nil {
+			return f, fmt.Errorf("ancestor groups: %w", err)
+		}
+	}
+	f.GroupIDs = dedupe(append(append(append(seeds, groups...), desc...), anc...))
+	return f, nil
+}
+
+// projectNamespaces returns the group namespaces holding these projects.
+func (p *Policy) projectNamespaces(ctx context.Context, projectIDs []int64) ([]int64, error) {
+	nss, err := p.namespaces.OfProjects(ctx, projectIDs)
+	if err != nil {
+		return nil, fmt.Errorf("project namespaces: %w", err)
+	}
+	return nss, nil
+}
+
+func dedupe(ids []int64) []int64 {
+	seen := make(map[int64]bool, len(ids))
+	out := ids[:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
