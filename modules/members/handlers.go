@@ -11,18 +11,23 @@ import (
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// handlers decode, call the service and render. As in GitLab 9.x every
-// members endpoint needs an authenticated caller (401). Access checks come
-// before parameter validation, so callers who may not use an endpoint learn
+// handlers decode, call the service and render. Reads are open to whoever
+// may read the project or group, anonymous callers included for public
+// ones; writes need a signed-in caller (401). Access checks come before
+// parameter validation, so callers who may not use an endpoint learn
 // nothing from its validation: an unreadable source is a 404, a readable
 // one the caller may not manage a 403.
 type handlers struct{ s *Service }
 
-// source authenticates the caller and resolves the {id} path parameter.
-func (h handlers) source(r *http.Request, kind domain.MemberSource) (*domain.Caller, *Source, error) {
-	caller, err := httpx.RequireUser(r)
-	if err != nil {
-		return nil, nil, err
+// source resolves the {id} path parameter for the caller; write routes
+// require a signed-in caller first.
+func (h handlers) source(r *http.Request, kind domain.MemberSource, write bool) (*domain.Caller, *Source, error) {
+	caller := httpx.CallerOf(r)
+	if write {
+		var err error
+		if caller, err = httpx.RequireUser(r); err != nil {
+			return nil, nil, err
+		}
 	}
 	ref, err := httpx.RefParam(r, "id")
 	if err != nil {
@@ -64,7 +69,7 @@ func parseExpiry(s *string) (*time.Time, error) {
 
 func (h handlers) list(kind domain.MemberSource, all bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		_, src, err := h.source(r, kind)
+		_, src, err := h.source(r, kind, false)
 		if err != nil {
 			return err
 		}
@@ -93,7 +98,7 @@ func (h handlers) list(kind domain.MemberSource, all bool) httpx.HandlerFunc {
 
 func (h handlers) get(kind domain.MemberSource) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		_, src, err := h.source(r, kind)
+		_, src, err := h.source(r, kind, false)
 		if err != nil {
 			return err
 		}
@@ -111,7 +116,7 @@ func (h handlers) get(kind domain.MemberSource) httpx.HandlerFunc {
 
 func (h handlers) add(kind domain.MemberSource) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		caller, src, err := h.source(r, kind)
+		caller, src, err := h.source(r, kind, true)
 		if err != nil {
 			return err
 		}
@@ -140,7 +145,7 @@ func (h handlers) add(kind domain.MemberSource) httpx.HandlerFunc {
 
 func (h handlers) update(kind domain.MemberSource) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		caller, src, err := h.source(r, kind)
+		caller, src, err := h.source(r, kind, true)
 		if err != nil {
 			return err
 		}
@@ -174,7 +179,7 @@ func (h handlers) update(kind domain.MemberSource) httpx.HandlerFunc {
 // remove answers 204, as GitLab 9.x's v4 API does for member removal.
 func (h handlers) remove(kind domain.MemberSource) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		caller, src, err := h.source(r, kind)
+		caller, src, err := h.source(r, kind, true)
 		if err != nil {
 			return err
 		}
