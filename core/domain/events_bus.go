@@ -13,10 +13,69 @@ type UserCreated struct {
 
 func (UserCreated) EventName() string { return "user.created" }
 
-// UserBlocked is published when an account is blocked or unblocked.
+// UserStateChanged is published when an account is blocked or unblocked.
 type UserStateChanged struct {
 	User  User
 	Actor int64
 }
 
 func (UserStateChanged) EventName() string { return "user.state_changed" }
+
+// UserUpdated is published inside the transaction that changed a user, so
+// that personal namespaces follow a new username.
+type UserUpdated struct {
+	Before User
+	After  User
+	Actor  int64
+}
+
+func (UserUpdated) EventName() string { return "user.updated" }
+
+// UserDeleted is published inside the transaction that deletes a user, so
+// that modules remove what only that user owned (personal namespace, projects).
+type UserDeleted struct {
+	User  User
+	Actor int64
+}
+
+func (UserDeleted) EventName() string { return "user.deleted" }
+
+// ProjectCreated, ProjectUpdated and ProjectDestroyed feed the events module.
+type ProjectCreated struct {
+	Project Project
+	Actor   int64
+}
+
+func (ProjectCreated) EventName() string { return "project.created" }
+
+type ProjectUpdated struct {
+	Project Project
+	Actor   int64
+}
+
+func (ProjectUpdated) EventName() string { return "project.updated" }
+
+type ProjectDestroyed struct {
+	Project Project
+	Actor   int64
+}
+
+func (ProjectDestroyed) EventName() string { return "project.destroyed" }
+
+// MemberJoined and MemberLeft record membership changes of projects (and
+// groups, with ProjectID nil).
+type MemberJoined struct {
+	Member    Member
+	ProjectID *int64
+	Actor     int64
+}
+
+func (MemberJoined) EventName() string { return "member.joined" }
+
+type MemberLeft struct {
+	Member    Member
+	ProjectID *int64
+	Actor     int64
+}
+
+func (MemberLeft) EventName() string { return "member.left" }
