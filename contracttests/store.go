@@ -21,7 +21,12 @@ type Stores struct {
 	Emails ports.EmailStore
 	Tokens ports.TokenStore
 	Events ports.EventStore
-	Tx     ports.TxManager
+	// Namespaces, Projects and Members share the database (and so the
+	// transactions) of the stores above.
+	Namespaces ports.NamespaceStore
+	Projects   ports.ProjectStore
+	Members    ports.MemberStore
+	Tx         ports.TxManager
 }
 
 // RunStoreSuite checks that a storage adapter behaves as core/ports
@@ -73,8 +78,44 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"EventFilters", storeEventFilters},
 		{"EventOrderAndPages", storeEventOrderAndPages},
 		{"EventReadable", storeEventReadable},
+		{"NamespaceCreateGet", storeNamespaceCreateGet},
+		{"NamespacePathTaken", storeNamespacePathTaken},
+		{"NamespaceBadParent", storeNamespaceBadParent},
+		{"NamespaceUpdate", storeNamespaceUpdate},
+		{"NamespaceRenameRewritesDescendants", storeNamespaceRenameRewritesDescendants},
+		{"NamespaceMoveRewritesDescendants", storeNamespaceMoveRewritesDescendants},
+		{"NamespaceUpdateConflicts", storeNamespaceUpdateConflicts},
+		{"NamespaceAncestorsDescendants", storeNamespaceAncestorsDescendants},
+		{"NamespaceOfProjects", storeNamespaceOfProjects},
+		{"NamespaceDeleteCascades", storeNamespaceDeleteCascades},
+		{"NamespaceListGroups", storeNamespaceListGroups},
+		{"NamespaceSearch", storeNamespaceSearch},
+		{"ProjectCreateGet", storeProjectCreateGet},
+		{"ProjectNameOrPathTaken", storeProjectNameOrPathTaken},
+		{"ProjectGetByFullPath", storeProjectGetByFullPath},
+		{"ProjectUpdate", storeProjectUpdate},
+		{"ProjectDeleteCascades", storeProjectDeleteCascades},
+		{"ProjectListReadable", storeProjectListReadable},
+		{"ProjectListFilters", storeProjectListFilters},
+		{"ProjectListOrder", storeProjectListOrder},
+		{"ProjectListPages", storeProjectListPages},
+		{"ProjectListManyIDs", storeProjectListManyIDs},
+		{"ProjectStars", storeProjectStars},
+		{"ProjectForks", storeProjectForks},
+		{"ProjectPendingImports", storeProjectPendingImports},
+		{"ProjectCountGetMany", storeProjectCountGetMany},
+		{"MemberAddGet", storeMemberAddGet},
+		{"MemberConflicts", storeMemberConflicts},
+		{"MemberUpdateRemove", storeMemberUpdateRemove},
+		{"MemberList", storeMemberList},
+		{"MemberOfUserInSources", storeMemberOfUserInSources},
+		{"MemberCountOwners", storeMemberCountOwners},
+		{"MemberUserDeleteCascades", storeMemberUserDeleteCascades},
+		{"ShareCreateList", storeShareCreateList},
+		{"ShareConflictsUnshare", storeShareConflictsUnshare},
 		{"TxCommitSpansStores", storeTxCommitSpansStores},
 		{"TxRollbackSpansStores", storeTxRollbackSpansStores},
+		{"TxRollbackSpansProjectStores", storeTxRollbackSpansProjectStores},
 		{"TxIsolation", storeTxIsolation},
 		{"TxPanicRollsBack", storeTxPanicRollsBack},
 		{"TxNestedJoins", storeTxNestedJoins},
@@ -88,6 +129,14 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentSameUsername", storeConcurrentSameUsername},
 		{"ConcurrentSameEmail", storeConcurrentSameEmail},
 		{"ConcurrentTransactions", storeConcurrentTransactions},
+		{"ConcurrentSameProjectName", storeConcurrentSameProjectName},
+		{"ConcurrentSameGroupPath", storeConcurrentSameGroupPath},
+		{"ConcurrentStars", storeConcurrentStars},
+		{"ConcurrentProjectWrites", storeConcurrentProjectWrites},
+		{"ConcurrentMemberAndNamespaceUpdates", storeConcurrentMemberAndNamespaceUpdates},
+		{"ConcurrentOppositeMoves", storeConcurrentOppositeMoves},
+		{"ConcurrentRenameAndCreate", storeConcurrentRenameAndCreate},
+		{"CreateDuringRename", storeCreateDuringRename},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStores(t)) })

@@ -44,7 +44,7 @@ func storeEventCreateList(t *testing.T, s Stores) {
 			t.Fatalf("Create set ID %d", e.ID)
 		}
 	}
-	got, n, err := s.Events.List(ctx, domain.EventFilter{Readable: domain.ProjectScope{All: true}, Ascending: true})
+	got, n, err := s.Events.List(ctx, domain.EventFilter{Readable: domain.ReadScope{All: true}, Ascending: true})
 	if err != nil || n != 3 {
 		t.Fatalf("List = %d events, %v", n, err)
 	}
@@ -73,7 +73,7 @@ func storeEventFilters(t *testing.T, s Stores) {
 	e3 := storeEvent(t, s, domain.Event{ProjectID: p2, AuthorID: 10, Action: domain.ActionPushed, CreatedAt: at(3)})
 	e4 := storeEvent(t, s, domain.Event{AuthorID: 10, Action: domain.ActionJoined, CreatedAt: at(4)})
 	e5 := storeEvent(t, s, domain.Event{ProjectID: p2, AuthorID: 11, Action: domain.ActionClosed, TargetType: domain.TargetMergeRequest, CreatedAt: at(5)})
-	all := domain.ProjectScope{All: true}
+	all := domain.ReadScope{All: true}
 	cases := []struct {
 		name string
 		f    domain.EventFilter
@@ -103,7 +103,7 @@ func storeEventOrderAndPages(t *testing.T, s Stores) {
 	b := storeEvent(t, s, domain.Event{AuthorID: 1, CreatedAt: storeT0})
 	c := storeEvent(t, s, domain.Event{AuthorID: 1, CreatedAt: storeT0})
 	d := storeEvent(t, s, domain.Event{AuthorID: 1, CreatedAt: storeT0.Add(time.Microsecond)})
-	all := domain.ProjectScope{All: true}
+	all := domain.ReadScope{All: true}
 	got, n, err := s.Events.List(ctx, domain.EventFilter{Readable: all})
 	storeWantList(t, "descending", storeEventIDs(got), n, err, []int64{a, d, c, b}, 4)
 	got, n, err = s.Events.List(ctx, domain.EventFilter{Readable: all, Ascending: true})
@@ -116,25 +116,45 @@ func storeEventOrderAndPages(t *testing.T, s Stores) {
 
 func storeEventReadable(t *testing.T, s Stores) {
 	ctx := t.Context()
-	e1 := storeEvent(t, s, domain.Event{ProjectID: storePtr(int64(1)), AuthorID: 1, CreatedAt: storeT0.Add(1 * time.Second)})
-	e2 := storeEvent(t, s, domain.Event{ProjectID: storePtr(int64(2)), AuthorID: 1, CreatedAt: storeT0.Add(2 * time.Second)})
-	e3 := storeEvent(t, s, domain.Event{AuthorID: 1, CreatedAt: storeT0.Add(3 * time.Second)})
-	e4 := storeEvent(t, s, domain.Event{ProjectID: storePtr(int64(3)), AuthorID: 1, CreatedAt: storeT0.Add(4 * time.Second)})
+	alice := storeUser(t, s, "alice")
+	home := storePersonal(t, s, alice)
+	g := storeGroup(t, s, "g", nil, domain.Public)
+	pub := storeProject(t, s, g, "pub", func(p *domain.Project) { p.Visibility = domain.Public })
+	intl := storeProject(t, s, g, "intl", func(p *domain.Project) { p.Visibility = domain.Internal })
+	priv := storeProject(t, s, g, "priv", nil)
+	mine := storeProject(t, s, home, "mine", nil)
+	gone := storeProject(t, s, g, "gone", func(p *domain.Project) { p.Visibility = domain.Public })
+	at := func(i int) time.Time { return storeT0.Add(time.Duration(i) * time.Second) }
+	ePub := storeEvent(t, s, domain.Event{ProjectID: &pub.ID, AuthorID: alice.ID, CreatedAt: at(1)})
+	eInt := storeEvent(t, s, domain.Event{ProjectID: &intl.ID, AuthorID: alice.ID, CreatedAt: at(2)})
+	eNone := storeEvent(t, s, domain.Event{AuthorID: alice.ID, CreatedAt: at(3)})
+	ePriv := storeEvent(t, s, domain.Event{ProjectID: &priv.ID, AuthorID: alice.ID, CreatedAt: at(4)})
+	eMine := storeEvent(t, s, domain.Event{ProjectID: &mine.ID, AuthorID: alice.ID, CreatedAt: at(5)})
+	eGone := storeEvent(t, s, domain.Event{ProjectID: &gone.ID, AuthorID: alice.ID, CreatedAt: at(6)})
+	eUnknown := storeEvent(t, s, domain.Event{ProjectID: storePtr(int64(99999)), AuthorID: alice.ID, CreatedAt: at(7)})
+	if err := s.Projects.Delete(ctx, gone.ID); err != nil {
+		t.Fatalf("Delete project: %v", err)
+	}
 	cases := []struct {
 		name  string
-		scope domain.ProjectScope
+		scope domain.ReadScope
 		want  []int64
 	}{
-		{"all", domain.ProjectScope{All: true}, []int64{e4, e3, e2, e1}},
-		{"some projects", domain.ProjectScope{IDs: []int64{1, 3}}, []int64{e4, e3, e1}},
-		{"no project", domain.ProjectScope{}, []int64{e3}},
-		{"unknown project", domain.ProjectScope{IDs: []int64{99}}, []int64{e3}},
-		{"all wins over IDs", domain.ProjectScope{All: true, IDs: []int64{1}}, []int64{e4, e3, e2, e1}},
+		{"all (events of deleted projects too)", domain.ReadScope{All: true}, []int64{eUnknown, eGone, eMine, ePriv, eNone, eInt, ePub}},
+		{"anonymous: public projects and no project", domain.ReadScope{}, []int64{eNone, ePub}},
+		{"internal", domain.ReadScope{Internal: true}, []int64{eNone, eInt, ePub}},
+		{"member of a project", domain.ReadScope{ProjectIDs: []int64{priv.ID}}, []int64{ePriv, eNone, ePub}},
+		{"member through a namespace", domain.ReadScope{NamespaceIDs: []int64{home.ID}}, []int64{eMine, eNone, ePub}},
+		{"everything but All", domain.ReadScope{Internal: true, ProjectIDs: []int64{priv.ID, gone.ID, 99999}, NamespaceIDs: []int64{home.ID}},
+			[]int64{eMine, ePriv, eNone, eInt, ePub}},
+		{"all wins over IDs", domain.ReadScope{All: true, ProjectIDs: []int64{pub.ID}}, []int64{eUnknown, eGone, eMine, ePriv, eNone, eInt, ePub}},
 	}
 	for _, c := range cases {
 		got, n, err := s.Events.List(ctx, domain.EventFilter{Readable: c.scope})
 		storeWantList(t, c.name, storeEventIDs(got), n, err, c.want, len(c.want))
 	}
-	got, n, err := s.Events.List(ctx, domain.EventFilter{Readable: domain.ProjectScope{IDs: []int64{1}}, ProjectID: 2})
+	got, n, err := s.Events.List(ctx, domain.EventFilter{Readable: domain.ReadScope{ProjectIDs: []int64{priv.ID}}, ProjectID: mine.ID})
 	storeWantList(t, "unreadable project filter", storeEventIDs(got), n, err, nil, 0)
+	got, n, err = s.Events.List(ctx, domain.EventFilter{Readable: domain.ReadScope{Internal: true}, Page: domain.Page{Page: 2, PerPage: 2}})
+	storeWantList(t, "readable page 2", storeEventIDs(got), n, err, []int64{ePub}, 3)
 }

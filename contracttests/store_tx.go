@@ -3,6 +3,7 @@ package contracttests
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -78,7 +79,7 @@ func storeTxCommitSpansStores(t *testing.T, s Stores) {
 	if _, err := s.Tokens.Get(ctx, tok.ID); err != nil {
 		t.Errorf("token after commit: %v", err)
 	}
-	if _, n, err := s.Events.List(ctx, domain.EventFilter{Readable: domain.ProjectScope{All: true}}); err != nil || n != 1 {
+	if _, n, err := s.Events.List(ctx, domain.EventFilter{Readable: domain.ReadScope{All: true}}); err != nil || n != 1 {
 		t.Errorf("events after commit: %d, %v", n, err)
 	}
 }
@@ -123,7 +124,7 @@ func storeTxRollbackSpansStores(t *testing.T, s Stores) {
 	storeWantKind(t, err, core.ErrNotFound, "Get rolled-back email")
 	_, err = s.Tokens.Get(ctx, tokenID)
 	storeWantKind(t, err, core.ErrNotFound, "Get rolled-back token")
-	if _, n, err := s.Events.List(ctx, domain.EventFilter{Readable: domain.ProjectScope{All: true}}); err != nil || n != 0 {
+	if _, n, err := s.Events.List(ctx, domain.EventFilter{Readable: domain.ReadScope{All: true}}); err != nil || n != 0 {
 		t.Errorf("events after rollback: %d, %v", n, err)
 	}
 	// Nothing stays taken.
@@ -365,4 +366,72 @@ func storeTxAfterCommitWithoutTx(t *testing.T, s Stores) {
 	if !ran {
 		t.Fatal("AfterCommit without a transaction did not run at once")
 	}
+}
+
+func storeTxRollbackSpansProjectStores(t *testing.T, s Stores) {
+	ctx := t.Context()
+	bob := storeUser(t, s, "bob")
+	shared := storeGroup(t, s, "shared", nil, domain.Private)
+	var userID, nsID, groupID, projectID int64
+	err := s.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		u := storeUserIn(t, ctx, s, "alice")
+		home := &domain.Namespace{Kind: domain.NamespaceUser, Name: "Alice", Path: "alice", OwnerID: &u.ID, Visibility: domain.Public}
+		if err := s.Namespaces.Create(ctx, home); err != nil {
+			return err
+		}
+		g := &domain.Namespace{Kind: domain.NamespaceGroup, Name: "G", Path: "g", Visibility: domain.Private}
+		if err := s.Namespaces.Create(ctx, g); err != nil {
+			return err
+		}
+		p := &domain.Project{NamespaceID: home.ID, Name: "p", Path: "p", Visibility: domain.Private}
+		if err := s.Projects.Create(ctx, p); err != nil {
+			return err
+		}
+		if err := s.Members.Add(ctx, &domain.Member{Source: domain.MemberOfProject, SourceID: p.ID, UserID: bob.ID, AccessLevel: domain.Developer}); err != nil {
+			return err
+		}
+		if err := s.Members.Add(ctx, &domain.Member{Source: domain.MemberOfGroup, SourceID: shared.ID, UserID: bob.ID, AccessLevel: domain.Developer}); err != nil {
+			return err
+		}
+		if err := s.Members.Share(ctx, &domain.ProjectShare{ProjectID: p.ID, GroupID: shared.ID, GroupAccess: domain.Reporter}); err != nil {
+			return err
+		}
+		if ok, err := s.Projects.Star(ctx, bob.ID, p.ID); err != nil || !ok {
+			return fmt.Errorf("star: %v, %w", ok, err)
+		}
+		if _, err := s.Namespaces.Update(ctx, shared.ID, func(n *domain.Namespace) error { n.Path = "renamed"; return nil }); err != nil {
+			return err
+		}
+		// The transaction sees its own writes.
+		if got, err := s.Projects.GetByFullPath(ctx, "alice/p"); err != nil || got.StarCount != 1 {
+			return fmt.Errorf("GetByFullPath in tx: %+v, %w", got, err)
+		}
+		userID, nsID, groupID, projectID = u.ID, home.ID, g.ID, p.ID
+		return errStoreRollback
+	})
+	if err != errStoreRollback {
+		t.Fatalf("WithinTx = %v, want fn's error as is", err)
+	}
+	_, err = s.Users.Get(ctx, userID)
+	storeWantKind(t, err, core.ErrNotFound, "rolled-back user")
+	_, err = s.Namespaces.Get(ctx, nsID)
+	storeWantKind(t, err, core.ErrNotFound, "rolled-back namespace")
+	_, err = s.Namespaces.Get(ctx, groupID)
+	storeWantKind(t, err, core.ErrNotFound, "rolled-back group")
+	_, err = s.Projects.Get(ctx, projectID)
+	storeWantKind(t, err, core.ErrNotFound, "rolled-back project")
+	if ms, err := s.Members.OfUser(ctx, bob.ID); err != nil || len(ms) != 0 {
+		t.Errorf("rolled-back memberships: %+v, %v", ms, err)
+	}
+	if sh, err := s.Members.SharesWithGroups(ctx, []int64{shared.ID}); err != nil || len(sh) != 0 {
+		t.Errorf("rolled-back shares: %+v, %v", sh, err)
+	}
+	if got, err := s.Namespaces.Get(ctx, shared.ID); err != nil || got.FullPath != "shared" {
+		t.Errorf("rolled-back rename: %+v, %v", got, err)
+	}
+	// Nothing stays taken.
+	alice := storeUser(t, s, "alice")
+	home := storePersonal(t, s, alice)
+	storeProject(t, s, home, "p", nil)
+	storeGroup(t, s, "g", nil, domain.Private)
 }

@@ -1,6 +1,7 @@
 // Package bunstore implements Hearth's store ports (users, keys, emails,
-// tokens, events), the transaction manager and the readiness pinger over
-// github.com/uptrace/bun, for both SQLite and Postgres.
+// tokens, events, namespaces, projects, members), the transaction manager
+// and the readiness pinger over github.com/uptrace/bun, for both SQLite and
+// Postgres.
 //
 // The domain has no database tags, so every table has a private row struct
 // here with bun tags and two mapping functions. Times are stored in UTC with
@@ -28,6 +29,32 @@
 // which WithRowLocks turns on (SELECT ... FOR NO KEY UPDATE, the row lock an
 // UPDATE that keeps the key takes, so concurrent inserts referencing the row
 // are not blocked).
+//
+// # Namespaces, projects and memberships
+//
+// namespaces.full_path is denormalised so lookups by path are one indexed
+// query. NamespaceStore.Update recomputes it for the whole subtree in one
+// recursive UPDATE in the transaction that renames or moves a group; on
+// Postgres it first locks the subtree, and Create holds a share lock on the
+// parent it read, so a subgroup created during a rename never keeps the old
+// prefix. Moves take an advisory lock so two concurrent moves cannot form a
+// cycle together. Tree walks (Ancestors, AncestorIDs, Descendants) are one
+// recursive CTE each, for any number of IDs.
+//
+// Memberships point at a project or a group (source, source_id) and so have
+// no foreign key to their source: ProjectStore.Delete, NamespaceStore.Delete
+// (for every namespace and project of the subtree) and UserStore.Delete (for
+// the personal namespace) delete them in the same transaction. Shares, stars
+// and projects go by ON DELETE CASCADE; forks of a deleted project stay with
+// forked_from_id cleared.
+//
+// projects.star_count and forks_count move only through single UPDATE
+// statements (x = x + delta): Star inserts with ON CONFLICT DO NOTHING and
+// bumps the count in the same transaction only when a row went in, so the
+// count is exact under any concurrency; ProjectStore.Update never writes the
+// counters back. Read scopes (domain.ReadScope) become one WHERE clause
+// shared by project lists and the events feed; ID lists are inlined by bun,
+// so no driver parameter limit applies.
 //
 // # Migrations
 //

@@ -37,6 +37,14 @@ func takenField(detail string) (field, label string, ok bool) {
 		return "extern_uid", "Extern uid", true
 	case has("tokens_digest_key", "tokens.digest"):
 		return "", "Token", true
+	case has("namespaces_full_path_key", "namespaces_path_key"):
+		return "path", "Path", true
+	case has("namespaces_owner_id_key", "namespaces.owner_id"):
+		return "", "Personal namespace", true
+	case has("projects_name_key"):
+		return "name", "Name", true
+	case has("projects_path_key"):
+		return "path", "Path", true
 	}
 	return "", "", false
 }
@@ -104,4 +112,11 @@ func foreignKeyViolation(err error) bool {
 		return se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
 	}
 	return false
+}
+
+// deadlock reports whether Postgres aborted err's transaction to break a
+// deadlock.
+func deadlock(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "40P01"
 }

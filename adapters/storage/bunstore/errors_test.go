@@ -27,6 +27,11 @@ func TestWriteErrPostgres(t *testing.T) {
 		{&pgconn.PgError{Code: "23505", ConstraintName: "ssh_keys_fingerprint_key"}, core.ErrConflict, taken("fingerprint"), "Fingerprint has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "users_identity_key"}, core.ErrConflict, taken("extern_uid"), "Extern uid has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "tokens_digest_key"}, core.ErrConflict, nil, "Token has already been taken"},
+		{&pgconn.PgError{Code: "23505", ConstraintName: "namespaces_full_path_key"}, core.ErrConflict, taken("path"), "Path has already been taken"},
+		{&pgconn.PgError{Code: "23505", ConstraintName: "namespaces_path_key"}, core.ErrConflict, taken("path"), "Path has already been taken"},
+		{&pgconn.PgError{Code: "23505", ConstraintName: "namespaces_owner_id_key"}, core.ErrConflict, nil, "Personal namespace has already been taken"},
+		{&pgconn.PgError{Code: "23505", ConstraintName: "projects_name_key"}, core.ErrConflict, taken("name"), "Name has already been taken"},
+		{&pgconn.PgError{Code: "23505", ConstraintName: "projects_path_key"}, core.ErrConflict, taken("path"), "Path has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "something_else"}, core.ErrConflict, nil, "Record already exists (something_else)"},
 		{fmt.Errorf("exec: %w", &pgconn.PgError{Code: "23503", ConstraintName: "ssh_keys_user_id_fkey"}), core.ErrNotFound, nil, "404 User Not Found"},
 	}

@@ -76,7 +76,9 @@ func (st *eventStore) Create(ctx context.Context, e *domain.Event) error {
 
 // List applies every filter; Before and After are exclusive bounds, as
 // GitLab's events finder uses them. Events without a project are always
-// readable.
+// readable; the others only when their project still exists and
+// f.Readable lets the reader see it (the predicate project lists use), unless
+// f.Readable.All.
 func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.Event, int, error) {
 	var rows []eventRow
 	q := st.s.idb(ctx).NewSelect().Model(&rows)
@@ -99,11 +101,8 @@ func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.
 		q = q.Where("created_at > ?", ts(*f.After))
 	}
 	if !f.Readable.All {
-		if len(f.Readable.IDs) == 0 {
-			q = q.Where("project_id IS NULL")
-		} else {
-			q = q.Where("(project_id IS NULL OR project_id IN (?))", bun.List(f.Readable.IDs))
-		}
+		readable := whereReadable(st.s.idb(ctx).NewSelect().Table("projects").Column("id"), f.Readable, "")
+		q = q.Where("(project_id IS NULL OR project_id IN (?))", readable)
 	}
 	if f.Ascending {
 		q = q.Order("created_at", "id")

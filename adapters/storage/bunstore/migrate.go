@@ -58,12 +58,18 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
-func (s *Store) migrate(ctx context.Context) (err error) {
-	data, err := ddlFor(s.db.Dialect().Name())
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := migrations()
 	if err != nil {
 		return err
 	}
-	ms, err := migrations()
+	return s.migrateWith(ctx, ms)
+}
+
+// migrateWith applies the migrations of ms not applied yet (tests apply a
+// prefix of the sequence to check what a later migration does to old data).
+func (s *Store) migrateWith(ctx context.Context, ms *migrate.Migrations) (err error) {
+	data, err := ddlFor(s.db.Dialect().Name())
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,15 @@ func (s *Store) Tokens() ports.TokenStore { return &tokenStore{s} }
 // Events returns the activity feed store.
 func (s *Store) Events() ports.EventStore { return &eventStore{s} }
 
+// Namespaces returns the store of personal namespaces and groups.
+func (s *Store) Namespaces() ports.NamespaceStore { return &namespaceStore{s} }
+
+// Projects returns the project store (with stars and fork counts).
+func (s *Store) Projects() ports.ProjectStore { return &projectStore{s} }
+
+// Members returns the store of project and group memberships and project shares.
+func (s *Store) Members() ports.MemberStore { return &memberStore{s} }
+
 // Tx returns the transaction manager shared by every store of s.
 func (s *Store) Tx() ports.TxManager { return s.tx }
 

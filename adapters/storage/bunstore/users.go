@@ -262,13 +262,36 @@ func setPrimaryEmail(ctx context.Context, db bun.IDB, userID int64, old, email s
 	return nil
 }
 
-// Delete removes the user; keys, emails and tokens go with it by ON DELETE
-// CASCADE. Events stay: the feed is history.
+// Delete removes the user in one transaction: the stars they gave are taken
+// off the projects' star counts, their personal namespace goes with its
+// projects and the memberships of those (as NamespaceStore.Delete does), and
+// keys, emails, tokens, memberships and stars go by ON DELETE CASCADE.
+// Events stay: the feed is history.
 func (st *userStore) Delete(ctx context.Context, id int64) error {
-	res, err := st.s.idb(ctx).NewDelete().Model((*userRow)(nil)).Where("id = ?", id).Exec(ctx)
-	if err == nil {
-		err = mustAffect(res, "User")
-	}
+	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		exists, err := db.NewSelect().Model((*userRow)(nil)).Where("id = ?", id).Exists(ctx)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			return core.NotFound("User")
+		}
+		if _, err := db.NewUpdate().Model((*projectRow)(nil)).Set("star_count = star_count - 1").
+			Where("id IN (SELECT project_id FROM project_stars WHERE user_id = ?)", id).Exec(ctx); err != nil {
+			return fmt.Errorf("take back stars: %w", err)
+		}
+		var nsIDs []int64
+		if err := db.NewSelect().Model((*namespaceRow)(nil)).Column("id").Where("owner_id = ?", id).Scan(ctx, &nsIDs); err != nil {
+			return fmt.Errorf("personal namespace: %w", err)
+		}
+		for _, ns := range nsIDs {
+			if err := deleteNamespaceTree(ctx, db, ns); err != nil {
+				return err
+			}
+		}
+		_, err = db.NewDelete().Model((*userRow)(nil)).Where("id = ?", id).Exec(ctx)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("bunstore: delete user %d: %w", id, err)
 	}

@@ -37,7 +37,9 @@ func TestStoreSuite(t *testing.T) {
 		st := newStore(t)
 		return contracttests.Stores{
 			Users: st.Users(), Keys: st.Keys(), Emails: st.Emails(),
-			Tokens: st.Tokens(), Events: st.Events(), Tx: st.Tx(),
+			Tokens: st.Tokens(), Events: st.Events(),
+			Namespaces: st.Namespaces(), Projects: st.Projects(), Members: st.Members(),
+			Tx: st.Tx(),
 		}
 	})
 }
