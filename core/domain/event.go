@@ -56,15 +56,9 @@ type EventFilter struct {
 	Before     *time.Time
 	After      *time.Time
 	Ascending  bool
-	// Readable limits project events to what the reader may see. Events
-	// without a project are always included.
-	Readable ProjectScope
+	// Readable limits project events to projects the reader may read
+	// (joined against the projects table). Events without a project are
+	// always included.
+	Readable ReadScope
 	Page     Page
-}
-
-// ProjectScope describes a set of readable projects without listing them when
-// it need not: All for administrators, otherwise the explicit IDs.
-type ProjectScope struct {
-	All bool
-	IDs []int64
 }

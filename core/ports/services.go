@@ -56,8 +56,8 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// ProjectScoper answers which projects a caller may read. The projects
-// module implements it; without it only administrators see project events.
+// ProjectScoper answers which projects a caller may read; core/access
+// implements it.
 type ProjectScoper interface {
-	ReadableProjects(ctx context.Context, caller *domain.Caller) (domain.ProjectScope, error)
+	ReadableProjects(ctx context.Context, caller *domain.Caller) (domain.ReadScope, error)
 }

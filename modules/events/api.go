@@ -4,50 +4,35 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
 // eventJSON is GitLab's Event entity.
 type eventJSON struct {
-	Title          *string         `json:"title"`
-	ProjectID      *int64          `json:"project_id"`
-	ActionName     string          `json:"action_name"`
-	TargetID       *int64          `json:"target_id"`
-	TargetType     *string         `json:"target_type"`
-	AuthorID       int64           `json:"author_id"`
-	TargetTitle    *string         `json:"target_title"`
-	CreatedAt      httpx.Time      `json:"created_at"`
-	Author         *authorJSON     `json:"author"`
-	AuthorUsername string          `json:"author_username"`
-	Data           json.RawMessage `json:"data"`
-}
-
-type authorJSON struct {
-	ID        int64   `json:"id"`
-	Name      string  `json:"name"`
-	Username  string  `json:"username"`
-	State     string  `json:"state"`
-	AvatarURL *string `json:"avatar_url"`
-	WebURL    string  `json:"web_url"`
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
+	Title          *string            `json:"title"`
+	ProjectID      *int64             `json:"project_id"`
+	ActionName     string             `json:"action_name"`
+	TargetID       *int64             `json:"target_id"`
+	TargetType     *string            `json:"target_type"`
+	AuthorID       int64              `json:"author_id"`
+	TargetTitle    *string            `json:"target_title"`
+	CreatedAt      httpx.Time         `json:"created_at"`
+	Author         *apijson.UserBasic `json:"author"`
+	AuthorUsername string             `json:"author_username"`
+	Data           json.RawMessage    `json:"data"`
 }
 
 func toJSON(base string, e domain.Event, author *domain.User) eventJSON {
 	out := eventJSON{
-		Title:       nullable(e.Title),
+		Title:       apijson.NullString(e.Title),
 		ProjectID:   e.ProjectID,
 		ActionName:  actionName(e),
 		TargetID:    e.TargetID,
-		TargetType:  nullable(e.TargetType),
+		TargetType:  apijson.NullString(e.TargetType),
 		AuthorID:    e.AuthorID,
-		TargetTitle: nullable(e.TargetTitle),
+		TargetTitle: apijson.NullString(e.TargetTitle),
 		CreatedAt:   httpx.TimeOf(e.CreatedAt),
 		Data:        json.RawMessage("null"),
 	}
@@ -55,12 +40,8 @@ func toJSON(base string, e domain.Event, author *domain.User) eventJSON {
 		out.Data = e.Data
 	}
 	if author != nil {
-		state := "active"
-		if author.Blocked() {
-			state = "blocked"
-		}
-		out.Author = &authorJSON{ID: author.ID, Name: author.Name, Username: author.Username,
-			State: state, AvatarURL: nullable(author.AvatarURL), WebURL: base + "/" + author.Username}
+		a := apijson.UserBasicOf(base, author)
+		out.Author = &a
 		out.AuthorUsername = author.Username
 	}
 	return out

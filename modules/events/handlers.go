@@ -15,6 +15,7 @@ func routes() any {
 		return httpx.Routes{Module: "events", Routes: []httpx.Route{
 			{Method: http.MethodGet, Pattern: "/events", Handle: h.own},
 			{Method: http.MethodGet, Pattern: "/users/{id}/events", Handle: h.user},
+			{Method: http.MethodGet, Pattern: "/projects/{id}/events", Handle: h.project},
 		}}
 	})
 }
@@ -91,6 +92,22 @@ func (h handlers) user(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	feed, err := h.s.ForUser(r.Context(), httpx.CallerOf(r), ref, f)
+	if err != nil {
+		return err
+	}
+	return render(w, r, feed, f.Page)
+}
+
+func (h handlers) project(w http.ResponseWriter, r *http.Request) error {
+	ref, err := httpx.RefParam(r, "id")
+	if err != nil {
+		return err
+	}
+	f, err := filter(r)
+	if err != nil {
+		return err
+	}
+	feed, err := h.s.ForProject(r.Context(), httpx.CallerOf(r), ref.ID, ref.Path, f)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -21,6 +22,7 @@ type Params struct {
 	Bus    ports.EventBus
 	Clock  ports.Clock
 	Scoper ports.ProjectScoper `optional:"true"`
+	Policy *access.Policy      `optional:"true"`
 	Log    *zap.Logger
 }
 
@@ -33,16 +35,41 @@ func NewService(p Params) *Service { return &Service{p: p} }
 // subscribe records feed entries inside the publisher's transaction, so a
 // committed change always has its event and a rolled-back one never does.
 func (s *Service) subscribe() {
-	s.p.Bus.SubscribeTx(domain.UserCreated{}.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
-		uc := ev.(domain.UserCreated)
-		id := uc.User.ID
-		return s.Record(ctx, &domain.Event{
-			AuthorID:    uc.User.ID,
-			Action:      domain.ActionJoined,
-			TargetID:    &id,
-			TargetType:  domain.TargetUser,
-			TargetTitle: uc.User.Username,
+	on := func(ev domain.BusEvent, fn func(domain.BusEvent) *domain.Event) {
+		s.p.Bus.SubscribeTx(ev.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
+			return s.Record(ctx, fn(ev))
 		})
+	}
+	on(domain.UserCreated{}, func(ev domain.BusEvent) *domain.Event {
+		u := ev.(domain.UserCreated).User
+		return &domain.Event{AuthorID: u.ID, Action: domain.ActionJoined, TargetID: &u.ID,
+			TargetType: domain.TargetUser, TargetTitle: u.Username}
+	})
+	project := func(action string, p domain.Project, actor int64) *domain.Event {
+		id := p.ID
+		return &domain.Event{ProjectID: &id, AuthorID: actor, Action: action}
+	}
+	on(domain.ProjectCreated{}, func(ev domain.BusEvent) *domain.Event {
+		e := ev.(domain.ProjectCreated)
+		return project(domain.ActionCreated, e.Project, e.Actor)
+	})
+	on(domain.ProjectUpdated{}, func(ev domain.BusEvent) *domain.Event {
+		e := ev.(domain.ProjectUpdated)
+		return project(domain.ActionUpdated, e.Project, e.Actor)
+	})
+	on(domain.ProjectDestroyed{}, func(ev domain.BusEvent) *domain.Event {
+		e := ev.(domain.ProjectDestroyed)
+		return project(domain.ActionDestroyed, e.Project, e.Actor)
+	})
+	// Membership events are the member's own, as GitLab records them; group
+	// memberships have no project.
+	on(domain.MemberJoined{}, func(ev domain.BusEvent) *domain.Event {
+		e := ev.(domain.MemberJoined)
+		return &domain.Event{ProjectID: e.ProjectID, AuthorID: e.Member.UserID, Action: domain.ActionJoined}
+	})
+	on(domain.MemberLeft{}, func(ev domain.BusEvent) *domain.Event {
+		e := ev.(domain.MemberLeft)
+		return &domain.Event{ProjectID: e.ProjectID, AuthorID: e.Member.UserID, Action: domain.ActionLeft}
 	})
 }
 
@@ -77,6 +104,20 @@ func (s *Service) ForUser(ctx context.Context, caller *domain.Caller, ref string
 		return nil, err
 	}
 	f.AuthorID = u.ID
+	return s.list(ctx, caller, f)
+}
+
+// ForProject lists a project's events; the project must be readable
+// (404 otherwise, as for every project read).
+func (s *Service) ForProject(ctx context.Context, caller *domain.Caller, id int64, path string, f domain.EventFilter) (*Feed, error) {
+	if s.p.Policy == nil {
+		return nil, core.NotFound("Project")
+	}
+	proj, _, err := s.p.Policy.ProjectByRef(ctx, caller, id, path)
+	if err != nil {
+		return nil, err
+	}
+	f.ProjectID = proj.ID
 	return s.list(ctx, caller, f)
 }
 
@@ -126,12 +167,12 @@ func (s *Service) list(ctx context.Context, caller *domain.Caller, f domain.Even
 	return &Feed{Events: evs, Authors: authors, Total: total}, nil
 }
 
-func (s *Service) readable(ctx context.Context, caller *domain.Caller) (domain.ProjectScope, error) {
+func (s *Service) readable(ctx context.Context, caller *domain.Caller) (domain.ReadScope, error) {
 	if caller.IsAdmin() {
-		return domain.ProjectScope{All: true}, nil
+		return domain.ReadScope{All: true}, nil
 	}
 	if s.p.Scoper == nil {
-		return domain.ProjectScope{}, nil
+		return domain.ReadScope{}, nil
 	}
 	return s.p.Scoper.ReadableProjects(ctx, caller)
 }

@@ -3,6 +3,7 @@ package users
 import (
 	"time"
 
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
@@ -11,15 +12,8 @@ import (
 // each view is the previous one plus its own fields, as in GitLab's
 // UserBasic < User < UserPublic < UserWithAdmin < UserWithPrivateDetails.
 
-// UserBasic is "User (brief)".
-type UserBasic struct {
-	ID        int64   `json:"id"`
-	Name      string  `json:"name"`
-	Username  string  `json:"username"`
-	State     string  `json:"state"`
-	AvatarURL *string `json:"avatar_url"`
-	WebURL    string  `json:"web_url"`
-}
+// UserBasic is "User (brief)", shared with every module that embeds users.
+type UserBasic = apijson.UserBasic
 
 // UserPublic is "User (public single)".
 type UserPublic struct {
@@ -71,31 +65,12 @@ type UserPrivate struct {
 	PrivateToken *string `json:"private_token"`
 }
 
-func stateOf(u *domain.User) string {
-	if u.State == domain.UserActive {
-		return string(domain.UserActive)
-	}
-	return string(domain.UserBlocked) // ldap_blocked shows as blocked
-}
+func stateOf(u *domain.User) string { return apijson.UserState(u) }
 
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
+func nullable(s string) *string { return apijson.NullString(s) }
 
 // basicOf maps a user to the brief view; base is the external URL.
-func basicOf(u *domain.User, base string) UserBasic {
-	return UserBasic{
-		ID:        u.ID,
-		Name:      u.Name,
-		Username:  u.Username,
-		State:     stateOf(u),
-		AvatarURL: nullable(u.AvatarURL),
-		WebURL:    base + "/" + u.Username,
-	}
-}
+func basicOf(u *domain.User, base string) UserBasic { return apijson.UserBasicOf(base, u) }
 
 func publicOf(u *domain.User, base string) UserPublic {
 	return UserPublic{

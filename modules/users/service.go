@@ -352,44 +352,20 @@ func (s *Service) UpdateUser(ctx context.Context, actor *domain.Caller, id int64
 		hash = h
 	}
 	now := s.now()
-	u, err := s.p.Users.Update(ctx, id, func(u *domain.User) error {
-		set := func(dst *string, v *string) {
-			if v != nil {
-				*dst = *v
-			}
+	var before domain.User
+	var u *domain.User
+	// The update and the UserUpdated subscribers (the personal namespace
+	// follows a new username) commit or fail together.
+	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		var err error
+		u, err = s.p.Users.Update(ctx, id, func(u *domain.User) error {
+			before = *u
+			return applyUpdate(u, in, hash, now)
+		})
+		if err != nil {
+			return err
 		}
-		set(&u.Email, in.Email)
-		set(&u.Username, in.Username)
-		if in.Name != nil {
-			u.Name = strings.TrimSpace(*in.Name)
-		}
-		set(&u.Skype, in.Skype)
-		set(&u.Linkedin, in.Linkedin)
-		set(&u.Twitter, in.Twitter)
-		set(&u.WebsiteURL, in.WebsiteURL)
-		set(&u.Organization, in.Organization)
-		set(&u.Bio, in.Bio)
-		set(&u.Location, in.Location)
-		set(&u.ExternUID, in.ExternUID)
-		set(&u.Provider, in.Provider)
-		if in.ProjectsLimit != nil {
-			u.ProjectsLimit = *in.ProjectsLimit
-		}
-		if in.Admin != nil {
-			u.Admin = *in.Admin
-		}
-		if in.CanCreateGroup != nil {
-			u.CanCreateGroup = *in.CanCreateGroup
-		}
-		if in.External != nil {
-			u.External = *in.External
-		}
-		if hash != "" {
-			u.PasswordHash = hash
-			u.PasswordExpiresAt = &now
-		}
-		u.UpdatedAt = now
-		return nil
+		return s.p.Bus.Publish(ctx, domain.UserUpdated{Before: before, After: *u, Actor: actor.UserID()})
 	})
 	if err != nil {
 		return nil, userWriteErr(err)
@@ -397,6 +373,47 @@ func (s *Service) UpdateUser(ctx context.Context, actor *domain.Caller, id int64
 	s.log.Info("user updated", zap.Int64("user_id", id), zap.Bool("password_changed", hash != ""),
 		zap.Int64("actor_id", actor.UserID()))
 	return u, nil
+}
+
+// applyUpdate copies the given fields of in onto u.
+func applyUpdate(u *domain.User, in UpdateUserInput, hash string, now time.Time) error {
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&u.Email, in.Email)
+	set(&u.Username, in.Username)
+	if in.Name != nil {
+		u.Name = strings.TrimSpace(*in.Name)
+	}
+	set(&u.Skype, in.Skype)
+	set(&u.Linkedin, in.Linkedin)
+	set(&u.Twitter, in.Twitter)
+	set(&u.WebsiteURL, in.WebsiteURL)
+	set(&u.Organization, in.Organization)
+	set(&u.Bio, in.Bio)
+	set(&u.Location, in.Location)
+	set(&u.ExternUID, in.ExternUID)
+	set(&u.Provider, in.Provider)
+	if in.ProjectsLimit != nil {
+		u.ProjectsLimit = *in.ProjectsLimit
+	}
+	if in.Admin != nil {
+		u.Admin = *in.Admin
+	}
+	if in.CanCreateGroup != nil {
+		u.CanCreateGroup = *in.CanCreateGroup
+	}
+	if in.External != nil {
+		u.External = *in.External
+	}
+	if hash != "" {
+		u.PasswordHash = hash
+		u.PasswordExpiresAt = &now
+	}
+	u.UpdatedAt = now
+	return nil
 }
 
 // DeleteUser removes an account with its keys, emails and tokens
@@ -417,7 +434,15 @@ func (s *Service) DeleteUser(ctx context.Context, actor *domain.Caller, id int64
 	if err != nil {
 		return nil, err
 	}
-	if err := s.p.Users.Delete(ctx, id); err != nil {
+	// UserDeleted subscribers remove what only this user owned, in the
+	// same transaction.
+	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		if err := s.p.Bus.Publish(ctx, domain.UserDeleted{User: *u, Actor: actor.UserID()}); err != nil {
+			return err
+		}
+		return s.p.Users.Delete(ctx, id)
+	})
+	if err != nil {
 		if errors.Is(err, core.ErrNotFound) {
 			return nil, nil
 		}
