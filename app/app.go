@@ -16,15 +16,21 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/adapters/bus/inproc"
+	"github.com/hearth-forge/hearth/adapters/git/gitcli"
 	"github.com/hearth-forge/hearth/adapters/secrets"
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres"
 	"github.com/hearth-forge/hearth/adapters/storage/sqlite"
+	"github.com/hearth-forge/hearth/core/access"
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
 	"github.com/hearth-forge/hearth/modules/events"
+	"github.com/hearth-forge/hearth/modules/groups"
+	"github.com/hearth-forge/hearth/modules/members"
 	"github.com/hearth-forge/hearth/modules/meta"
+	"github.com/hearth-forge/hearth/modules/projects"
 	"github.com/hearth-forge/hearth/modules/users"
 )
 
@@ -52,6 +58,25 @@ func storageDrivers() map[string]func(ctx context.Context, cfg config.Config) (*
 	}
 }
 
+// gitBackends maps git.backend to the adapter that serves repositories.
+func gitBackends() map[string]func(root string, log *zap.Logger) (ports.RepoBackend, error) {
+	return map[string]func(root string, log *zap.Logger) (ports.RepoBackend, error){
+		"gitcli": func(root string, log *zap.Logger) (ports.RepoBackend, error) { return gitcli.New(root, log) },
+	}
+}
+
+func newRepoBackend(cfg config.Config, log *zap.Logger) (ports.RepoBackend, error) {
+	open, ok := gitBackends()[cfg.Git.Backend]
+	if !ok {
+		return nil, fmt.Errorf("git backend %q is not available in this build (use gitcli)", cfg.Git.Backend)
+	}
+	root := cfg.Git.Root
+	if root == "" {
+		root = filepath.Join(cfg.DataDir, "repositories")
+	}
+	return open(root, log.Named("git"))
+}
+
 // Core provides configuration, logging, storage, the event bus, secrets and
 // the router. Migrations run when the app starts, before anything listens.
 func Core(cfg config.Config) fx.Option {
@@ -69,12 +94,21 @@ func Core(cfg config.Config) fx.Option {
 			func(s *bunstore.Store) ports.EmailStore { return s.Emails() },
 			func(s *bunstore.Store) ports.TokenStore { return s.Tokens() },
 			func(s *bunstore.Store) ports.EventStore { return s.Events() },
+			func(s *bunstore.Store) ports.NamespaceStore { return s.Namespaces() },
+			func(s *bunstore.Store) ports.ProjectStore { return s.Projects() },
+			func(s *bunstore.Store) ports.MemberStore { return s.Members() },
 			func(s *bunstore.Store) ports.TxManager { return s.Tx() },
 			func(s *bunstore.Store) ports.Pinger { return s },
 			func(tx ports.TxManager, log *zap.Logger) ports.EventBus { return inproc.New(tx, log.Named("bus")) },
 			func() ports.Clock { return systemClock{} },
 			func() ports.PasswordHasher { return secrets.NewArgon2Hasher() },
 			func() ports.TokenGenerator { return secrets.RandomTokens{} },
+			newRepoBackend,
+			access.New,
+			func(p *access.Policy) ports.ProjectScoper { return p },
+			func(n ports.NamespaceStore, p ports.ProjectStore, u ports.UserStore, m ports.MemberStore, r ports.RepoBackend) *apijson.ProjectPresenter {
+				return &apijson.ProjectPresenter{Namespaces: n, Projects: p, Users: u, Members: m, Repos: r}
+			},
 			httpx.NewRouter,
 			func() meta.Build { return meta.Build{Revision: revision()} },
 		),
@@ -89,7 +123,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a

@@ -48,6 +48,10 @@ func quietLogs() apptest.Option {
 }
 
 func benchGET(b *testing.B, srv *apptest.Server, path string) {
+	benchGETAs(b, srv, path, srv.RootToken)
+}
+
+func benchGETAs(b *testing.B, srv *apptest.Server, path, token string) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	url := srv.API() + path
 	b.ReportAllocs()
@@ -55,7 +59,7 @@ func benchGET(b *testing.B, srv *apptest.Server, path string) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
-			req.Header.Set("PRIVATE-TOKEN", srv.RootToken)
+			req.Header.Set("PRIVATE-TOKEN", token)
 			resp, err := client.Do(req)
 			if err != nil {
 				b.Error(err)

@@ -13,17 +13,21 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/hearth-forge/hearth/adapters/secrets"
+	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres/pgtest"
 	"github.com/hearth-forge/hearth/app"
 	"github.com/hearth-forge/hearth/core/config"
+	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
 	"github.com/hearth-forge/hearth/modules/users"
 )
@@ -37,8 +41,12 @@ type Server struct {
 	RootToken string
 	Config    config.Config
 	Users     *users.Service
-	logs      *syncBuffer
-	clock     *Clock
+	Router    *httpx.Router
+	// Stores, for tests and benchmarks that seed data faster than the API can.
+	Store   *bunstore.Store
+	queries atomic.Int64
+	logs    *syncBuffer
+	clock   *Clock
 }
 
 // Clock is the server's clock: real time plus an offset tests can move.
@@ -124,13 +132,14 @@ func New(t testing.TB, opts ...Option) *Server {
 		fx.Decorate(func() ports.PasswordHasher { return secrets.NewFastArgon2Hasher() }),
 		fx.Decorate(func() ports.Clock { return s.clock }),
 		app.Bootstrap(nil),
-		fx.Populate(&s.Users),
+		fx.Populate(&s.Users, &s.Router, &s.Store),
 	}, o.extra...)
 	handler, stop, err := app.Handler(context.Background(), cfg, extra...)
 	if err != nil {
 		ts.Close()
 		t.Fatalf("start hearth: %v", err)
 	}
+	s.Store.DB().AddQueryHook(queryCounter{&s.queries})
 	ts.Config.Handler = handler
 	ts.Start()
 	s.URL = ts.URL
@@ -150,6 +159,15 @@ func New(t testing.TB, opts ...Option) *Server {
 	s.RootToken = secret
 	return s
 }
+
+// Queries is how many SQL queries the server has run so far.
+func (s *Server) Queries() int64 { return s.queries.Load() }
+
+type queryCounter struct{ n *atomic.Int64 }
+
+func (q queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (q queryCounter) AfterQuery(_ context.Context, _ *bun.QueryEvent) { q.n.Add(1) }
 
 // Logs is everything the server logged so far.
 func (s *Server) Logs() string { return s.logs.String() }
