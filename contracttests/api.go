@@ -37,6 +37,8 @@ func RunAPISuite(t *testing.T, newServer APIServerFactory) {
 		{"Activities", apiActivities},
 		{"Events", apiEvents},
 		{"SignInLockout", apiLockout},
+		{"ProjectsLifecycle", apiProjectsLifecycle},
+		{"GroupsAndMembers", apiGroupsAndMembers},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
