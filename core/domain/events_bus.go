@@ -1,5 +1,7 @@
 package domain
 
+import "time"
+
 // Domain events travel on the EventBus. Each has a stable name.
 
 // BusEvent is anything published on the bus.
@@ -79,3 +81,21 @@ type MemberLeft struct {
 }
 
 func (MemberLeft) EventName() string { return "member.left" }
+
+// PushEvent is published after refs of a project moved, by git over HTTP
+// or through the API (branch and tag creation and deletion, commits,
+// cherry-picks, merges). One event per ref. Before is ZeroID for a new ref,
+// After is ZeroID for a deleted one. Commits are the newest first, at most
+// 20 of them (GitLab's push data limit); TotalCommits counts them all.
+type PushEvent struct {
+	ProjectID    int64
+	Actor        int64
+	Ref          string // full name: refs/heads/x or refs/tags/x
+	Before       string
+	After        string
+	Commits      []PushCommit
+	TotalCommits int
+	At           time.Time
+}
+
+func (PushEvent) EventName() string { return "repository.push" }

@@ -112,22 +112,3 @@ type MemberStore interface {
 	// SharesOfProjects lists the shares of any of these projects (rendering lists).
 	SharesOfProjects(ctx context.Context, projectIDs []int64) ([]domain.ProjectShare, error)
 }
-
-// RepoBackend stores git repositories, named by a relative path chosen by
-// the caller (projects use "projects/<id>.git", so renames and transfers
-// never move files). The repository issue extends this port.
-type RepoBackend interface {
-	// Create makes an empty bare repository whose HEAD names defaultBranch;
-	// core.ErrConflict when it exists.
-	Create(ctx context.Context, repo string, defaultBranch string) error
-	// Delete removes the repository; absent repositories are not an error.
-	Delete(ctx context.Context, repo string) error
-	// Fork copies every ref and object of src into a new repository dst;
-	// core.ErrNotFound when src is missing, core.ErrConflict when dst exists.
-	Fork(ctx context.Context, src, dst string) error
-	// Exists reports whether the repository is there.
-	Exists(ctx context.Context, repo string) (bool, error)
-	// Stats returns the repository's size in bytes and the number of commits
-	// reachable from ref (0 for an empty repository or unknown ref).
-	Stats(ctx context.Context, repo, ref string) (size int64, commits int, err error)
-}
