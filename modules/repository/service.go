@@ -158,4 +158,3 @@ func canPush(rights access.Rights, rules []domain.ProtectedBranch, branch string
 	}
 	return rule.DevelopersCanPush && rights.AtLeast(domain.Developer), true
 }
-

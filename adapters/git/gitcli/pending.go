@@ -12,7 +12,9 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-func pending(name string) error { return core.NotAllowed("gitcli: " + name + " is not implemented yet") }
+func pending(name string) error {
+	return core.NotAllowed("gitcli: " + name + " is not implemented yet")
+}
 
 func (b *Backend) DefaultBranch(ctx context.Context, repo string) (string, error) {
 	return "", pending("DefaultBranch")
