@@ -26,6 +26,7 @@ import (
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres/pgtest"
 	"github.com/hearth-forge/hearth/app"
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
@@ -35,6 +36,15 @@ import (
 // RootPassword is root's password in every test server.
 const RootPassword = "root-password-for-tests"
 
+// RepoDir is where the bare repository of a project lives on disk.
+func (s *Server) RepoDir(projectID int64) string {
+	root := s.Config.Git.Root
+	if root == "" {
+		root = filepath.Join(s.Config.DataDir, "repositories")
+	}
+	return filepath.Join(root, filepath.FromSlash(apijson.RepoPath(projectID)))
+}
+
 // Server is a running Hearth.
 type Server struct {
 	URL       string
@@ -43,7 +53,9 @@ type Server struct {
 	Users     *users.Service
 	Router    *httpx.Router
 	// Stores, for tests and benchmarks that seed data faster than the API can.
-	Store   *bunstore.Store
+	Store *bunstore.Store
+	// Repos is the git backend, for tests that seed repositories directly.
+	Repos   ports.RepoBackend
 	queries atomic.Int64
 	logs    *syncBuffer
 	clock   *Clock
@@ -132,7 +144,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		fx.Decorate(func() ports.PasswordHasher { return secrets.NewFastArgon2Hasher() }),
 		fx.Decorate(func() ports.Clock { return s.clock }),
 		app.Bootstrap(nil),
-		fx.Populate(&s.Users, &s.Router, &s.Store),
+		fx.Populate(&s.Users, &s.Router, &s.Store, &s.Repos),
 	}, o.extra...)
 	handler, stop, err := app.Handler(context.Background(), cfg, extra...)
 	if err != nil {

@@ -222,3 +222,13 @@ type CommitComment struct {
 	LineType  *string // "new" or "old"
 	CreatedAt time.Time
 }
+
+// RefUpdate is one ref a push asks to move. OldID is ZeroID for a new ref,
+// NewID ZeroID for a deletion. FastForward tells whether OldID is an
+// ancestor of NewID (true for creations, false for deletions).
+type RefUpdate struct {
+	Ref         string
+	OldID       string
+	NewID       string
+	FastForward bool
+}

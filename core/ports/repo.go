@@ -177,3 +177,19 @@ type CommitCommentStore interface {
 	// the total count.
 	List(ctx context.Context, projectID int64, commitID string, page domain.Page) ([]domain.CommitComment, int, error)
 }
+
+// CheckedReceiver is implemented by backends that can hold a push between
+// the arrival of its objects and the moving of its refs, which is where
+// protected-branch rules that need the new objects (no force-push) are
+// decided. The git HTTP handler uses it when the backend offers it.
+type CheckedReceiver interface {
+	// ReceivePack runs one stateless git-receive-pack request like
+	// ServeRPC, calling check once with every ref update after the pushed
+	// objects are stored (in quarantine) and before any ref moves. A non-nil
+	// error from check rejects the whole push: no ref moves and the error's
+	// message reaches the git client.
+	ReceivePack(ctx context.Context, repo, protocol string, in io.Reader, w io.Writer, check PushCheck) error
+}
+
+// PushCheck decides whether a push may move its refs.
+type PushCheck func(ctx context.Context, updates []domain.RefUpdate) error
