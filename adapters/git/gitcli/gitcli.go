@@ -29,6 +29,9 @@ type Backend struct {
 	git  string   // absolute path of the git executable
 	env  []string // the complete environment of every git process
 	log  *zap.Logger
+	cat  *catFilePool
+	// hooks holds the pre-receive hook of ReceivePack (and only its).
+	hooks string
 }
 
 // New opens (creating it if needed) the repository root. Repositories live
@@ -53,15 +56,29 @@ func New(root string, log *zap.Logger) (*Backend, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("gitcli: create git home: %w", err)
 	}
+	hooks, err := installHooks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("gitcli: install hooks: %w", err)
+	}
 	gitPath, err := exec.LookPath("git")
 	if err != nil {
 		return nil, fmt.Errorf("gitcli: find git executable: %w", err)
 	}
-	return &Backend{
-		root: abs,
-		home: home,
-		git:  gitPath,
-		env:  gitEnv(abs, home),
-		log:  log,
-	}, nil
+	b := &Backend{
+		root:  abs,
+		home:  home,
+		git:   gitPath,
+		env:   gitEnv(abs, home),
+		log:   log,
+		hooks: hooks,
+	}
+	b.cat = newCatFilePool(b, catFileIdle)
+	return b, nil
+}
+
+// Close stops the backend's long-lived git processes (the cat-file pool).
+// Calls made after Close fail; Close may be called more than once.
+func (b *Backend) Close() error {
+	b.cat.close()
+	return nil
 }

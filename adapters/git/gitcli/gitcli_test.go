@@ -21,6 +21,7 @@ func newRepo(t *testing.T) contracttests.Repo {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = b.Close() })
 	return contracttests.Repo{Backend: b, Root: root}
 }
 

@@ -1,7 +1,6 @@
 package gitcli
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -64,31 +63,57 @@ func checkRepo(repo string) error {
 	return nil
 }
 
-// checkBranch validates a branch name with git's own rules. The cheap
-// checks come first: "-x" must never reach git's argument list, "@{-1}"
-// would be expanded rather than rejected, and outside a repository git lets
-// "@" (HEAD's shorthand in revisions) through.
-func (b *Backend) checkBranch(ctx context.Context, name string) error {
-	invalid := func() error {
+// checkBranch validates a short branch name with git's rules
+// (check-ref-format --branch) in Go, plus GitLab's: no leading "-", not
+// "HEAD", and no "refs/" prefix, which would make the name read as a full
+// ref ("refs-x" is fine).
+func checkBranch(name string) error {
+	if name == "" || name == "HEAD" || len(name) > maxBranchName || name[0] == '-' ||
+		strings.HasPrefix(name, "refs/") || !validRefName(name) {
 		return fmt.Errorf("gitcli: invalid branch name %q: %w", name, core.ErrInvalid)
 	}
-	if name == "" || name == "@" || len(name) > maxBranchName || name[0] == '-' ||
-		strings.Contains(name, "@{") || hasControl(name) {
-		return invalid()
-	}
-	// check-ref-format takes exactly "--branch <name>" (no option parsing
-	// after it), so the name cannot be mistaken for an option.
-	out, err := b.run(ctx, b.home, "check-ref-format", "--branch", name)
-	if err != nil {
-		if exitCode(err) > 0 {
-			return invalid()
-		}
-		return fmt.Errorf("gitcli: check branch name: %w", err)
-	}
-	if strings.TrimSuffix(string(out), "\n") != name {
-		return invalid()
+	return nil
+}
+
+// checkTagName validates a short tag name like checkBranch.
+func checkTagName(name string) error {
+	if name == "" || name == "HEAD" || len(name) > maxBranchName || name[0] == '-' ||
+		strings.HasPrefix(name, "refs/") || !validRefName(name) {
+		return fmt.Errorf("gitcli: invalid tag name %q: %w", name, core.ErrInvalid)
 	}
 	return nil
+}
+
+// checkFullRef validates a full ref name ("refs/heads/x").
+func checkFullRef(ref string) error {
+	if !strings.HasPrefix(ref, "refs/") || len(ref) > maxRepoName || !validRefName(ref) ||
+		strings.Count(ref, "/") < 2 || strings.Contains(ref, "/-") {
+		return fmt.Errorf("gitcli: invalid ref name %q: %w", ref, core.ErrInvalid)
+	}
+	return nil
+}
+
+// validRefName is git's check_refname_format without any flag: components
+// separated by "/", none empty, none starting with "." or ending with
+// ".lock"; no "..", "@{", control bytes, space, "~^:?*[\\"; not "@"; no
+// trailing "/" or ".".
+func validRefName(name string) bool {
+	if name == "" || name == "@" || name[len(name)-1] == '.' ||
+		strings.Contains(name, "..") || strings.Contains(name, "@{") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
+			return false
+		}
+	}
+	for _, comp := range strings.Split(name, "/") {
+		if comp == "" || comp[0] == '.' || strings.HasSuffix(comp, ".lock") {
+			return false
+		}
+	}
+	return true
 }
 
 func hasControl(s string) bool {

@@ -34,7 +34,7 @@ func (b *Backend) Create(ctx context.Context, repo, defaultBranch string) error 
 	if defaultBranch == "" {
 		defaultBranch = "master"
 	}
-	if err := b.checkBranch(ctx, defaultBranch); err != nil {
+	if err := checkBranch(defaultBranch); err != nil {
 		return err
 	}
 	err = b.build(ctx, final, func(tmp string) error {
@@ -152,6 +152,7 @@ func (b *Backend) build(ctx context.Context, final string, fill func(tmp string)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	b.cat.evict(final)
 	if err := os.Rename(tmp, final); err != nil {
 		// A concurrent Create or Fork won the race: the target is now a
 		// non-empty directory, which rename refuses to replace.
@@ -172,6 +173,7 @@ func (b *Backend) Delete(ctx context.Context, repo string) error {
 	}
 	parent := filepath.Dir(final)
 	trash := filepath.Join(parent, ".trash-"+rand.Text()+"-"+filepath.Base(final))
+	defer b.cat.evict(final)
 	if err := os.Rename(final, trash); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil

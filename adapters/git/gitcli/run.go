@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -41,6 +42,14 @@ func gitEnv(root, home string) []string {
 		"GIT_CEILING_DIRECTORIES=" + root,
 		// Stable, parseable messages.
 		"LC_ALL=C",
+		// Every write is durable whatever the repository's own config
+		// says (repositories made elsewhere, before this backend set it):
+		// objects and refs are fsynced before git reports success. These
+		// reach every git process and its children (index-pack under
+		// receive-pack included).
+		"GIT_CONFIG_COUNT=2",
+		"GIT_CONFIG_KEY_0=core.fsync", "GIT_CONFIG_VALUE_0=committed",
+		"GIT_CONFIG_KEY_1=core.fsyncMethod", "GIT_CONFIG_VALUE_1=fsync",
 	}
 }
 
@@ -75,13 +84,35 @@ func exitCode(err error) int {
 // are passed as they are, without a shell; callers put values that come
 // from users after "--end-of-options" or "--".
 func (b *Backend) run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return b.runOpts(ctx, runOpts{dir: dir}, args...)
+}
+
+// runOpts is what a git invocation may add to run's defaults.
+type runOpts struct {
+	dir   string
+	env   []string  // added to b.env
+	stdin io.Reader // nil: /dev/null
+	// stdout, when set, receives the output as it comes (nothing is
+	// buffered or returned).
+	stdout io.Writer
+}
+
+// runOpts is run with extra environment, input or a streamed output.
+func (b *Backend) runOpts(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, b.git, args...)
-	cmd.Dir = dir
+	cmd.Dir = o.dir
 	cmd.Env = b.env
+	if len(o.env) > 0 {
+		cmd.Env = append(append([]string(nil), b.env...), o.env...)
+	}
 	cmd.WaitDelay = waitDelay
+	cmd.Stdin = o.stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr // stdin stays nil (/dev/null): git reads nothing from us
+	if o.stdout != nil {
+		cmd.Stdout = o.stdout
+	}
+	cmd.Stderr = &stderr
 
 	start := time.Now()
 	err := cmd.Run()
@@ -99,6 +130,12 @@ func (b *Backend) run(ctx context.Context, dir string, args ...string) ([]byte, 
 // git never searches for one.
 func (b *Backend) runIn(ctx context.Context, gitDir string, args ...string) ([]byte, error) {
 	return b.run(ctx, gitDir, append([]string{"--git-dir=" + gitDir}, args...)...)
+}
+
+// runInOpts is runIn with runOpts (o.dir is gitDir).
+func (b *Backend) runInOpts(ctx context.Context, gitDir string, o runOpts, args ...string) ([]byte, error) {
+	o.dir = gitDir
+	return b.runOpts(ctx, o, append([]string{"--git-dir=" + gitDir}, args...)...)
 }
 
 // tail trims stderr to its last maxStderr bytes: the end holds the fatal

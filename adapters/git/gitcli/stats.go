@@ -27,7 +27,7 @@ func (b *Backend) Stats(ctx context.Context, repo, ref string) (int64, int, erro
 	if ref != "" {
 		// Only a validated branch name, fully qualified, reaches git: no
 		// "main~1", "a..b" or "--all" can change what is counted.
-		if err := b.checkBranch(ctx, ref); err != nil {
+		if err := checkBranch(ref); err != nil {
 			return 0, 0, err
 		}
 		rev = "refs/heads/" + ref

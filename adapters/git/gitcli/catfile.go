@@ -1,0 +1,321 @@
+package gitcli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/hearth-forge/hearth/core"
+)
+
+// Object reads go through long-lived "git cat-file --batch-command"
+// processes, one request at a time each, kept per repository in a small
+// pool: spawning git for every blob, tree or commit would dominate the cost
+// of a tree listing or a page of log.
+const (
+	// catFileIdle is how long an unused process is kept.
+	catFileIdle = time.Minute
+	// catFilePerRepo bounds the idle processes kept for one repository;
+	// more may run at once under load, the extra ones exit when returned.
+	catFilePerRepo = 4
+	// catFileMaxIdle bounds the idle processes kept for all repositories.
+	catFileMaxIdle = 64
+)
+
+// catFile is one running "git cat-file --batch-command" on one repository.
+type catFile struct {
+	gitDir string
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	// broken is set when the process may be out of step with us (an
+	// interrupted read, a killed process): it is never reused.
+	broken   bool
+	lastUsed time.Time
+}
+
+// catFilePool hands out catFile processes, keeping idle ones per
+// repository. The zero value is not usable; see newCatFilePool.
+type catFilePool struct {
+	b       *Backend
+	idleFor time.Duration
+
+	mu      sync.Mutex
+	idle    map[string][]*catFile // gitDir -> idle processes, most recent last
+	nIdle   int
+	closed  bool
+	janitor chan struct{} // closed by Close; nil until the janitor runs
+	started int           // processes ever started (tests)
+}
+
+func newCatFilePool(b *Backend, idleFor time.Duration) *catFilePool {
+	return &catFilePool{b: b, idleFor: idleFor, idle: map[string][]*catFile{}}
+}
+
+// get returns an idle process for gitDir or starts one.
+func (p *catFilePool) get(gitDir string) (*catFile, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errors.New("gitcli: backend closed")
+	}
+	if list := p.idle[gitDir]; len(list) > 0 {
+		c := list[len(list)-1]
+		p.idle[gitDir] = list[:len(list)-1]
+		if len(p.idle[gitDir]) == 0 {
+			delete(p.idle, gitDir)
+		}
+		p.nIdle--
+		p.mu.Unlock()
+		return c, nil
+	}
+	p.started++
+	p.mu.Unlock()
+	return p.start(gitDir)
+}
+
+func (p *catFilePool) start(gitDir string) (*catFile, error) {
+	// Not CommandContext: the process outlives the request that started
+	// it; requests interrupt it themselves (see catFile.do).
+	cmd := exec.Command(p.b.git, "--git-dir="+gitDir, "cat-file", "--batch-command")
+	cmd.Dir = gitDir
+	cmd.Env = p.b.env
+	cmd.WaitDelay = waitDelay
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("gitcli: cat-file: %w", err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("gitcli: cat-file: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("gitcli: start cat-file: %w", err)
+	}
+	return &catFile{gitDir: gitDir, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
+}
+
+// put returns c to the pool, or stops it when it is broken or not wanted.
+func (p *catFilePool) put(c *catFile) {
+	if c.broken {
+		c.stop()
+		return
+	}
+	c.lastUsed = time.Now()
+	p.mu.Lock()
+	if p.closed || len(p.idle[c.gitDir]) >= catFilePerRepo || p.nIdle >= catFileMaxIdle {
+		p.mu.Unlock()
+		c.stop()
+		return
+	}
+	p.idle[c.gitDir] = append(p.idle[c.gitDir], c)
+	p.nIdle++
+	if p.janitor == nil {
+		p.janitor = make(chan struct{})
+		go p.sweep(p.janitor)
+	}
+	p.mu.Unlock()
+}
+
+// sweep stops processes idle for longer than idleFor until done closes.
+func (p *catFilePool) sweep(done chan struct{}) {
+	t := time.NewTicker(p.idleFor / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			var old []*catFile
+			p.mu.Lock()
+			for dir, list := range p.idle {
+				keep := list[:0]
+				for _, c := range list {
+					if now.Sub(c.lastUsed) >= p.idleFor {
+						old = append(old, c)
+					} else {
+						keep = append(keep, c)
+					}
+				}
+				if len(keep) == 0 {
+					delete(p.idle, dir)
+				} else {
+					p.idle[dir] = keep
+				}
+			}
+			p.nIdle -= len(old)
+			p.mu.Unlock()
+			for _, c := range old {
+				c.stop()
+			}
+		}
+	}
+}
+
+// evict stops the idle processes of gitDir (deleted or replaced: a process
+// could still hold the old repository's pack files open).
+func (p *catFilePool) evict(gitDir string) {
+	p.mu.Lock()
+	list := p.idle[gitDir]
+	delete(p.idle, gitDir)
+	p.nIdle -= len(list)
+	p.mu.Unlock()
+	for _, c := range list {
+		c.stop()
+	}
+}
+
+// close stops every idle process and the janitor; processes in use stop
+// when they are returned.
+func (p *catFilePool) close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	idle := p.idle
+	p.idle = map[string][]*catFile{}
+	p.nIdle = 0
+	if p.janitor != nil {
+		close(p.janitor)
+	}
+	p.mu.Unlock()
+	for _, list := range idle {
+		for _, c := range list {
+			c.stop()
+		}
+	}
+}
+
+// stats reports the idle processes and how many were ever started.
+func (p *catFilePool) stats() (idle, started int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.nIdle, p.started
+}
+
+func (c *catFile) stop() {
+	if c.broken {
+		// Possibly mid-answer: nothing worth waiting for.
+		_ = c.cmd.Process.Kill()
+	}
+	c.broken = true
+	_ = c.in.Close() // cat-file exits at the end of its input
+	done := make(chan struct{})
+	go func() {
+		_ = c.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		_ = c.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// object is what cat-file says about one object.
+type object struct {
+	ID   string
+	Type string // "commit", "tree", "blob", "tag"
+	Size int64
+	Data []byte // nil for info
+}
+
+// errMissing is an object name cat-file does not know (or that is ambiguous).
+var errMissing = fmt.Errorf("object: %w", core.ErrNotFound)
+
+// withCatFile runs fn with a process of gitDir. When ctx ends during fn the
+// process is killed, which unblocks fn. A process that failed to answer
+// (see request) or was killed is not reused; one that merely did not find
+// an object is.
+func (b *Backend) withCatFile(ctx context.Context, gitDir string, fn func(c *catFile) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c, err := b.cat.get(gitDir)
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.cmd.Process.Kill() })
+	err = fn(c)
+	if !stop() {
+		c.broken = true // killed: its state is unknown
+		if err == nil {
+			err = ctx.Err()
+		} else if ctxErr := ctx.Err(); !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w (%v)", ctxErr, err)
+		}
+	}
+	if c.broken && err != nil {
+		b.log.Debug("cat-file process discarded", zap.String("repo", gitDir), zap.Error(err))
+	}
+	b.cat.put(c)
+	return err
+}
+
+// info reads an object's name, type and size; errMissing when unknown.
+func (c *catFile) info(name string) (object, error) {
+	return c.request("info", name)
+}
+
+// contents reads an object; errMissing when unknown.
+func (c *catFile) contents(name string) (object, error) {
+	return c.request("contents", name)
+}
+
+func (c *catFile) request(cmd, name string) (object, error) {
+	if name == "" || strings.ContainsAny(name, "\n\x00") {
+		return object{}, fmt.Errorf("cat-file: bad object name %q: %w", name, core.ErrInvalid)
+	}
+	if c.broken {
+		return object{}, errors.New("cat-file: process is out of step")
+	}
+	// Any failure from here on leaves the process in an unknown state.
+	c.broken = true
+	if _, err := io.WriteString(c.in, cmd+" "+name+"\n"); err != nil {
+		return object{}, fmt.Errorf("cat-file: write: %w", err)
+	}
+	line, err := c.out.ReadString('\n')
+	if err != nil {
+		return object{}, fmt.Errorf("cat-file: read: %w", err)
+	}
+	line = strings.TrimSuffix(line, "\n")
+	if strings.HasSuffix(line, " missing") || strings.HasSuffix(line, " ambiguous") {
+		c.broken = false
+		return object{}, errMissing
+	}
+	f := strings.Fields(line)
+	if len(f) != 3 {
+		return object{}, fmt.Errorf("cat-file: unexpected header %q", line)
+	}
+	size, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil || size < 0 {
+		return object{}, fmt.Errorf("cat-file: unexpected header %q", line)
+	}
+	o := object{ID: f[0], Type: f[1], Size: size}
+	if cmd == "info" {
+		c.broken = false
+		return o, nil
+	}
+	o.Data = make([]byte, size+1)
+	if _, err := io.ReadFull(c.out, o.Data); err != nil {
+		return object{}, fmt.Errorf("cat-file: read %s: %w", o.ID, err)
+	}
+	if o.Data[size] != '\n' {
+		return object{}, fmt.Errorf("cat-file: %s not followed by a newline", o.ID)
+	}
+	o.Data = o.Data[:size]
+	c.broken = false
+	return o, nil
+}

@@ -1,0 +1,491 @@
+package gitcli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+var syscallENOTDIR = syscall.ENOTDIR
+
+func isDirErr(err error) bool { return errors.Is(err, syscall.EISDIR) }
+
+// open validates repo and returns its path; core.ErrNotFound when it is
+// not there.
+func (b *Backend) open(repo string) (string, error) {
+	path, err := b.path(repo)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(filepath.Join(path, "HEAD"))
+	if err != nil || !info.Mode().IsRegular() {
+		if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
+			return "", fmt.Errorf("gitcli: repository %s: %w", repo, core.ErrNotFound)
+		}
+		return "", fmt.Errorf("gitcli: repository %s: %w", repo, err)
+	}
+	return path, nil
+}
+
+// checkRev validates a revision: a ref name (short or full), HEAD, or a
+// hex object name. Revision syntax ("main~1", "a..b", "@{-1}", ":path")
+// and anything that could read as an option are core.ErrInvalid.
+func checkRev(rev string) error {
+	if rev == "" || len(rev) > maxRepoName || rev[0] == '-' || !validRefName(rev) {
+		return fmt.Errorf("gitcli: invalid revision %q: %w", rev, core.ErrInvalid)
+	}
+	return nil
+}
+
+// isHex reports whether s is an object name or an abbreviation of at
+// least 4 digits.
+func isHex(s string) bool {
+	if len(s) < 4 || len(s) > 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// isOID reports whether s is a full lowercase object name.
+func isOID(s string) bool { return len(s) == 40 && isHex(s) && strings.ToLower(s) == s }
+
+// readRef reads the object a full ref name points at from the file
+// system (loose ref, then packed-refs), following symbolic refs. ok is
+// false when the ref does not exist.
+func readRef(gitDir, ref string) (oid string, ok bool, err error) {
+	for range 5 {
+		data, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
+		switch {
+		case err == nil:
+			s := strings.TrimSpace(string(data))
+			if target, sym := strings.CutPrefix(s, "ref: "); sym {
+				if checkFullRef(target) != nil && target != "HEAD" {
+					return "", false, nil
+				}
+				ref = target
+				continue
+			}
+			if !isOID(s) {
+				return "", false, fmt.Errorf("ref %s holds %q", ref, s)
+			}
+			return s, true, nil
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) || isDirErr(err):
+			return readPackedRef(gitDir, ref)
+		default:
+			return "", false, fmt.Errorf("read ref %s: %w", ref, err)
+		}
+	}
+	return "", false, nil
+}
+
+// readPackedRef looks ref up in packed-refs.
+func readPackedRef(gitDir, ref string) (string, bool, error) {
+	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read packed-refs: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	suffix := []byte(" " + ref)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 41+len(ref) && bytes.HasSuffix(line, suffix) {
+			return string(line[:40]), true, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", false, fmt.Errorf("read packed-refs: %w", err)
+	}
+	return "", false, nil
+}
+
+// headRef reads the ref HEAD names ("refs/heads/main"), "" when detached.
+func headRef(gitDir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	s := strings.TrimSpace(string(data))
+	target, ok := strings.CutPrefix(s, "ref: ")
+	if !ok {
+		return "", nil
+	}
+	return target, nil
+}
+
+// resolveObject returns the object rev names (unpeeled): branch, then tag,
+// then a full ref name or HEAD, then an object name.
+func (b *Backend) resolveObject(c *catFile, gitDir, rev string) (string, error) {
+	if err := checkRev(rev); err != nil {
+		return "", err
+	}
+	var candidates []string
+	switch {
+	case rev == "HEAD":
+		candidates = []string{"HEAD"}
+	case strings.HasPrefix(rev, "refs/"):
+		candidates = []string{rev}
+	default:
+		candidates = []string{domain.BranchPrefix + rev, domain.TagPrefix + rev}
+	}
+	for _, ref := range candidates {
+		oid, ok, err := readRef(gitDir, ref)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return oid, nil
+		}
+	}
+	if isHex(rev) {
+		o, err := c.info(rev)
+		if err == nil && strings.HasPrefix(o.ID, strings.ToLower(rev)) {
+			return o.ID, nil
+		}
+		if err != nil && !errors.Is(err, errMissing) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("gitcli: revision %q: %w", rev, core.ErrNotFound)
+}
+
+// peel follows tags from oid to the first object that is not a tag.
+func peel(c *catFile, oid string) (object, error) {
+	for range 10 {
+		o, err := c.contents(oid)
+		if err != nil {
+			return object{}, err
+		}
+		if o.Type != "tag" {
+			return o, nil
+		}
+		t, err := parseTag(o.ID, o.Data)
+		if err != nil {
+			return object{}, err
+		}
+		oid = t.Object
+	}
+	return object{}, fmt.Errorf("tag chain from %s is too long", oid)
+}
+
+// resolveCommit returns the commit rev names (tags peeled);
+// core.ErrNotFound when it names no commit.
+func (b *Backend) resolveCommit(c *catFile, gitDir, rev string) (domain.Commit, error) {
+	oid, err := b.resolveObject(c, gitDir, rev)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	o, err := peel(c, oid)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	if o.Type != "commit" {
+		return domain.Commit{}, fmt.Errorf("gitcli: revision %q is a %s: %w", rev, o.Type, core.ErrNotFound)
+	}
+	return parseCommit(o.ID, o.Data)
+}
+
+// readCommit reads the commit oid.
+func readCommit(c *catFile, oid string) (domain.Commit, error) {
+	o, err := c.contents(oid)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	if o.Type != "commit" {
+		return domain.Commit{}, fmt.Errorf("object %s is a %s: %w", oid, o.Type, errNotCommit)
+	}
+	return parseCommit(o.ID, o.Data)
+}
+
+// DefaultBranch is the branch HEAD names.
+func (b *Backend) DefaultBranch(ctx context.Context, repo string) (string, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return "", err
+	}
+	ref, err := headRef(gitDir)
+	if err != nil {
+		return "", fmt.Errorf("gitcli: default branch of %s: %w", repo, err)
+	}
+	return strings.TrimPrefix(ref, domain.BranchPrefix), nil
+}
+
+// SetDefaultBranch points HEAD at an existing branch.
+func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) error {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return err
+	}
+	if err := checkBranch(branch); err != nil {
+		return err
+	}
+	ref := domain.BranchPrefix + branch
+	if _, ok, err := readRef(gitDir, ref); err != nil {
+		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)
+	} else if !ok {
+		return fmt.Errorf("gitcli: branch %q: %w", branch, core.ErrNotFound)
+	}
+	if _, err := b.runIn(ctx, gitDir, "symbolic-ref", "HEAD", ref); err != nil {
+		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)
+	}
+	if err := syncPath(filepath.Join(gitDir, "HEAD")); err != nil {
+		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)
+	}
+	return nil
+}
+
+// IsEmpty reports whether the repository has no refs at all.
+func (b *Backend) IsEmpty(ctx context.Context, repo string) (bool, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return false, err
+	}
+	out, err := b.runIn(ctx, gitDir, "for-each-ref", "--count=1", "--format=%(refname)")
+	if err != nil {
+		return false, fmt.Errorf("gitcli: is empty %s: %w", repo, err)
+	}
+	return len(bytes.TrimSpace(out)) == 0, nil
+}
+
+// Resolve returns the commit SHA rev names.
+func (b *Backend) Resolve(ctx context.Context, repo, rev string) (string, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return "", err
+	}
+	if err := checkRev(rev); err != nil {
+		return "", err
+	}
+	var id string
+	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
+		commit, err := b.resolveCommit(c, gitDir, rev)
+		id = commit.ID
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("gitcli: resolve %q in %s: %w", rev, repo, err)
+	}
+	return id, nil
+}
+
+// Commit reads the commit rev resolves to.
+func (b *Backend) Commit(ctx context.Context, repo, rev string) (domain.Commit, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	if err := checkRev(rev); err != nil {
+		return domain.Commit{}, err
+	}
+	var commit domain.Commit
+	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
+		commit, err = b.resolveCommit(c, gitDir, rev)
+		return err
+	})
+	if err != nil {
+		return domain.Commit{}, fmt.Errorf("gitcli: commit %q in %s: %w", rev, repo, err)
+	}
+	return commit, nil
+}
+
+// refRecord is one ref listed by forEachRef with its object's raw content.
+type refRecord struct {
+	name string
+	obj  object
+}
+
+// forEachRef lists the refs under prefix with their objects, in one git
+// process (no process or round trip per ref).
+func (b *Backend) forEachRef(ctx context.Context, gitDir, prefix string) ([]refRecord, error) {
+	out, err := b.runIn(ctx, gitDir, "for-each-ref",
+		"--format=%(refname)%00%(objectname) %(objecttype) %(objectsize)%0a%(raw)", "--", prefix)
+	if err != nil {
+		return nil, err
+	}
+	var recs []refRecord
+	for len(out) > 0 {
+		nul := bytes.IndexByte(out, 0)
+		if nul < 0 {
+			return nil, errors.New("for-each-ref: truncated record")
+		}
+		name := string(out[:nul])
+		out = out[nul+1:]
+		nl := bytes.IndexByte(out, '\n')
+		if nl < 0 {
+			return nil, errors.New("for-each-ref: truncated record")
+		}
+		f := strings.Fields(string(out[:nl]))
+		out = out[nl+1:]
+		if len(f) != 3 {
+			return nil, fmt.Errorf("for-each-ref: bad record of %s", name)
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil || size < 0 || len(out) < size+1 {
+			return nil, fmt.Errorf("for-each-ref: bad record of %s", name)
+		}
+		recs = append(recs, refRecord{name: name, obj: object{ID: f[0], Type: f[1], Size: int64(size), Data: out[:size]}})
+		out = out[size+1:]
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].name < recs[j].name })
+	return recs, nil
+}
+
+// Branches lists every branch sorted by name, with its commit.
+func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := b.forEachRef(ctx, gitDir, domain.BranchPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
+	}
+	branches := make([]domain.Branch, 0, len(recs))
+	for _, r := range recs {
+		br := domain.Branch{Name: strings.TrimPrefix(r.name, domain.BranchPrefix)}
+		if r.obj.Type == "commit" {
+			if br.Commit, err = parseCommit(r.obj.ID, r.obj.Data); err != nil {
+				return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
+			}
+		} else {
+			br.Commit = domain.Commit{ID: r.obj.ID, ParentIDs: []string{}}
+		}
+		branches = append(branches, br)
+	}
+	return branches, nil
+}
+
+// Branch reads one branch by its short name.
+func (b *Backend) Branch(ctx context.Context, repo, name string) (domain.Branch, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return domain.Branch{}, err
+	}
+	if err := checkBranch(name); err != nil {
+		return domain.Branch{}, err
+	}
+	oid, ok, err := readRef(gitDir, domain.BranchPrefix+name)
+	if err != nil {
+		return domain.Branch{}, fmt.Errorf("gitcli: branch %q of %s: %w", name, repo, err)
+	}
+	if !ok {
+		return domain.Branch{}, fmt.Errorf("gitcli: branch %q of %s: %w", name, repo, core.ErrNotFound)
+	}
+	br := domain.Branch{Name: name}
+	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
+		br.Commit, err = readCommit(c, oid)
+		return err
+	})
+	if err != nil {
+		return domain.Branch{}, fmt.Errorf("gitcli: branch %q of %s: %w", name, repo, err)
+	}
+	return br, nil
+}
+
+// Tags lists every tag sorted by name, peeled to commits.
+func (b *Backend) Tags(ctx context.Context, repo string) ([]domain.Tag, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := b.forEachRef(ctx, gitDir, domain.TagPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("gitcli: tags of %s: %w", repo, err)
+	}
+	tags := make([]domain.Tag, 0, len(recs))
+	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
+		for _, r := range recs {
+			t, err := makeTag(c, strings.TrimPrefix(r.name, domain.TagPrefix), r.obj)
+			if err != nil {
+				return err
+			}
+			tags = append(tags, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gitcli: tags of %s: %w", repo, err)
+	}
+	return tags, nil
+}
+
+// Tag reads one tag by its short name.
+func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return domain.Tag{}, err
+	}
+	if err := checkTagName(name); err != nil {
+		return domain.Tag{}, err
+	}
+	oid, ok, err := readRef(gitDir, domain.TagPrefix+name)
+	if err != nil {
+		return domain.Tag{}, fmt.Errorf("gitcli: tag %q of %s: %w", name, repo, err)
+	}
+	if !ok {
+		return domain.Tag{}, fmt.Errorf("gitcli: tag %q of %s: %w", name, repo, core.ErrNotFound)
+	}
+	var tag domain.Tag
+	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
+		o, err := c.contents(oid)
+		if err != nil {
+			return err
+		}
+		tag, err = makeTag(c, name, o)
+		return err
+	})
+	if err != nil {
+		return domain.Tag{}, fmt.Errorf("gitcli: tag %q of %s: %w", name, repo, err)
+	}
+	return tag, nil
+}
+
+// makeTag builds a Tag from the object its ref points at.
+func makeTag(c *catFile, name string, o object) (domain.Tag, error) {
+	tag := domain.Tag{Name: name, TargetID: o.ID, Commit: domain.Commit{ParentIDs: []string{}}}
+	if o.Type == "tag" {
+		t, err := parseTag(o.ID, o.Data)
+		if err != nil {
+			return domain.Tag{}, err
+		}
+		msg := t.Message
+		tag.Message = &msg
+		tag.Tagger = t.Tagger
+		if o, err = peel(c, t.Object); err != nil {
+			if errors.Is(err, errMissing) {
+				return tag, nil
+			}
+			return domain.Tag{}, err
+		}
+	}
+	if o.Type == "commit" {
+		commit, err := parseCommit(o.ID, o.Data)
+		if err != nil {
+			return domain.Tag{}, err
+		}
+		tag.Commit = commit
+	}
+	return tag, nil
+}

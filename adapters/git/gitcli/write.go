@@ -1,0 +1,509 @@
+package gitcli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// emptyTree is the object name of the tree with no entries.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// GitLab's messages for file actions (Gitlab::Git::Index, 9.x).
+const (
+	msgFileExists     = "A file with this name already exists"
+	msgFileMissing    = "A file with this name doesn't exist"
+	msgDirExists      = "A directory with this name already exists"
+	msgNotOnBranch    = "You can only create or edit files when you are on a branch"
+	msgCherryPickNoop = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
+)
+
+// checkSignature refuses what git would mangle or reject in an ident.
+func checkSignature(what string, s domain.Signature) error {
+	if strings.TrimSpace(s.Name) == "" || strings.TrimSpace(s.Email) == "" ||
+		strings.ContainsAny(s.Name+s.Email, "<>\n\x00") {
+		return fmt.Errorf("gitcli: invalid %s %q <%s>: %w", what, s.Name, s.Email, core.ErrInvalid)
+	}
+	return nil
+}
+
+// identEnv sets a git identity (author or committer) with its date.
+func identEnv(kind string, s domain.Signature) []string {
+	return []string{
+		"GIT_" + kind + "_NAME=" + s.Name,
+		"GIT_" + kind + "_EMAIL=" + s.Email,
+		"GIT_" + kind + "_DATE=@" + formatDate(s.When),
+	}
+}
+
+// currentRef reads ref, ZeroID when it does not exist.
+func currentRef(gitDir, ref string) (string, error) {
+	oid, ok, err := readRef(gitDir, ref)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return domain.ZeroID, nil
+	}
+	return oid, nil
+}
+
+// casRef moves ref from oldID to newID (ZeroID: create / delete), or fails
+// with core.ErrStale when ref does not hold oldID.
+func (b *Backend) casRef(ctx context.Context, gitDir, ref, newID, oldID string) error {
+	args := []string{"update-ref", "--no-deref", "--end-of-options", ref, newID, oldID}
+	if newID == domain.ZeroID {
+		args = []string{"update-ref", "--no-deref", "-d", "--end-of-options", ref, oldID}
+	}
+	_, err := b.runIn(ctx, gitDir, args...)
+	if err == nil {
+		return nil
+	}
+	if cur, rerr := currentRef(gitDir, ref); rerr == nil && cur != oldID {
+		return fmt.Errorf("gitcli: %s is at %s, not %s: %w", ref, cur, oldID, core.ErrStale)
+	}
+	var ge *gitError
+	if errors.As(err, &ge) && (strings.Contains(ge.stderr, "exists; cannot create") ||
+		strings.Contains(ge.stderr, "cannot process") || strings.Contains(ge.stderr, "cannot lock ref")) {
+		return fmt.Errorf("gitcli: update %s: %w (%v)", ref, core.ErrConflict, err)
+	}
+	return fmt.Errorf("gitcli: update %s: %w", ref, err)
+}
+
+// UpdateRef moves the full ref name from oldID to newID.
+func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string) error {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return err
+	}
+	if err := checkFullRef(ref); err != nil {
+		return err
+	}
+	if !isOID(newID) || !isOID(oldID) || (newID == domain.ZeroID && oldID == domain.ZeroID) {
+		return fmt.Errorf("gitcli: update %s: invalid object names %q, %q: %w", ref, newID, oldID, core.ErrInvalid)
+	}
+	if newID != domain.ZeroID {
+		var o object
+		err := b.withCatFile(ctx, gitDir, func(c *catFile) error {
+			o, err = c.info(newID)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("gitcli: update %s to %s: %w", ref, newID, err)
+		}
+		if strings.HasPrefix(ref, domain.BranchPrefix) && o.Type != "commit" {
+			return fmt.Errorf("gitcli: branch %s cannot point at a %s: %w", ref, o.Type, core.ErrInvalid)
+		}
+	}
+	return b.casRef(ctx, gitDir, ref, newID, oldID)
+}
+
+// indexEntry is one file of a tree being built.
+type indexEntry struct {
+	mode string // "100644", "100755", "120000", "160000"
+	id   string
+}
+
+// flatTree is a tree as a flat map of file paths, with a count of the
+// files under every directory for directory/file checks.
+type flatTree struct {
+	files map[string]indexEntry
+	dirs  map[string]int
+}
+
+func newFlatTree() *flatTree {
+	return &flatTree{files: map[string]indexEntry{}, dirs: map[string]int{}}
+}
+
+func (t *flatTree) add(p string, e indexEntry) {
+	if _, ok := t.files[p]; !ok {
+		for d := parentDir(p); d != ""; d = parentDir(d) {
+			t.dirs[d]++
+		}
+	}
+	t.files[p] = e
+}
+
+func (t *flatTree) remove(p string) {
+	if _, ok := t.files[p]; !ok {
+		return
+	}
+	delete(t.files, p)
+	for d := parentDir(p); d != ""; d = parentDir(d) {
+		if t.dirs[d]--; t.dirs[d] == 0 {
+			delete(t.dirs, d)
+		}
+	}
+}
+
+// fileAbove reports whether a proper prefix directory of p is a file.
+func (t *flatTree) fileAbove(p string) bool {
+	for d := parentDir(p); d != ""; d = parentDir(d) {
+		if _, ok := t.files[d]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func parentDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// loadTree lists every file of tree recursively.
+func (b *Backend) loadTree(ctx context.Context, gitDir, tree string) (*flatTree, error) {
+	t := newFlatTree()
+	out, err := b.runIn(ctx, gitDir, "ls-tree", "-r", "-z", "--full-tree", tree)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		meta, p, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 {
+			return nil, fmt.Errorf("ls-tree: bad record %q", rec)
+		}
+		t.add(string(p), indexEntry{mode: f[0], id: f[2]})
+	}
+	return t, nil
+}
+
+// hashBlob writes content as a blob and returns its name.
+func (b *Backend) hashBlob(ctx context.Context, gitDir string, content []byte) (string, error) {
+	out, err := b.runInOpts(ctx, gitDir, runOpts{stdin: bytes.NewReader(content)},
+		"hash-object", "-w", "--no-filters", "--stdin")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// writeTree writes t as a tree through a temporary index.
+func (b *Backend) writeTree(ctx context.Context, gitDir string, t *flatTree) (string, error) {
+	if len(t.files) == 0 {
+		out, err := b.runIn(ctx, gitDir, "mktree", "-z")
+		return strings.TrimSpace(string(out)), err
+	}
+	dir, err := os.MkdirTemp("", "hearth-index-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "index")}
+	var in bytes.Buffer
+	for p, e := range t.files {
+		fmt.Fprintf(&in, "%s %s\t%s\x00", e.mode, e.id, p)
+	}
+	if _, err := b.runInOpts(ctx, gitDir, runOpts{env: env, stdin: &in}, "update-index", "-z", "--index-info"); err != nil {
+		return "", err
+	}
+	out, err := b.runInOpts(ctx, gitDir, runOpts{env: env}, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// commitTree writes a commit object and returns its name.
+func (b *Backend) commitTree(ctx context.Context, gitDir, tree string, parents []string, msg string, author, committer domain.Signature) (string, error) {
+	args := []string{"commit-tree"}
+	for _, p := range parents {
+		args = append(args, "-p", p)
+	}
+	args = append(args, "-F", "-", tree)
+	env := append(identEnv("AUTHOR", author), identEnv("COMMITTER", committer)...)
+	out, err := b.runInOpts(ctx, gitDir, runOpts{env: env, stdin: strings.NewReader(msg)}, args...)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func invalid(msg string) error { return core.BadRequest(msg) }
+
+// checkWritePath refuses what git refuses in an index (verify_path, with
+// its NTFS protection on, as by default): ".git" in any spelling git
+// treats as such, and backslashes.
+func checkWritePath(p string) error {
+	if strings.ContainsRune(p, '\\') {
+		return invalid("Invalid path")
+	}
+	for _, seg := range strings.Split(p, "/") {
+		s := strings.ToLower(strings.TrimRight(seg, ". "))
+		if s == ".git" || s == "git~1" {
+			return invalid("Invalid path")
+		}
+	}
+	return nil
+}
+
+// CommitFiles writes one commit applying every action to the branch head.
+func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.CommitFiles) (domain.Commit, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	if err := checkBranch(req.Branch); err != nil {
+		return domain.Commit{}, err
+	}
+	if req.StartBranch != "" {
+		if err := checkBranch(req.StartBranch); err != nil {
+			return domain.Commit{}, err
+		}
+	}
+	if req.ExpectedHead != "" && !isOID(req.ExpectedHead) {
+		return domain.Commit{}, fmt.Errorf("gitcli: expected head %q: %w", req.ExpectedHead, core.ErrInvalid)
+	}
+	if err := checkSignature("author", req.Author); err != nil {
+		return domain.Commit{}, err
+	}
+	if err := checkSignature("committer", req.Committer); err != nil {
+		return domain.Commit{}, err
+	}
+	if strings.ContainsRune(req.Message, 0) {
+		return domain.Commit{}, fmt.Errorf("gitcli: commit message contains NUL: %w", core.ErrInvalid)
+	}
+	if len(req.Actions) == 0 {
+		return domain.Commit{}, invalid("No actions given")
+	}
+	for i, a := range req.Actions {
+		p, err := cleanPath(a.Path)
+		if err != nil {
+			return domain.Commit{}, err
+		}
+		if p == "" {
+			return domain.Commit{}, invalid("Invalid path")
+		}
+		if err := checkWritePath(p); err != nil {
+			return domain.Commit{}, err
+		}
+		req.Actions[i].Path = p
+		switch a.Action {
+		case domain.FileCreate, domain.FileUpdate, domain.FileDelete:
+		case domain.FileMove:
+			pp, err := cleanPath(a.PreviousPath)
+			if err != nil {
+				return domain.Commit{}, err
+			}
+			if pp == "" {
+				return domain.Commit{}, invalid("Invalid path")
+			}
+			if err := checkWritePath(pp); err != nil {
+				return domain.Commit{}, err
+			}
+			req.Actions[i].PreviousPath = pp
+		default:
+			return domain.Commit{}, fmt.Errorf("gitcli: unknown file action %q: %w", a.Action, core.ErrInvalid)
+		}
+	}
+	ref := domain.BranchPrefix + req.Branch
+	head, err := currentRef(gitDir, ref)
+	if err != nil {
+		return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
+	}
+	if req.ExpectedHead != "" && req.ExpectedHead != head {
+		return domain.Commit{}, fmt.Errorf("gitcli: %s is at %s, not %s: %w", ref, head, req.ExpectedHead, core.ErrStale)
+	}
+	parent := head
+	if head == domain.ZeroID {
+		parent = ""
+		if req.StartBranch != "" && req.StartBranch != req.Branch {
+			start, ok, err := readRef(gitDir, domain.BranchPrefix+req.StartBranch)
+			if err != nil {
+				return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
+			}
+			if !ok {
+				return domain.Commit{}, invalid(msgNotOnBranch)
+			}
+			parent = start
+		} else {
+			empty, err := b.IsEmpty(ctx, repo)
+			if err != nil {
+				return domain.Commit{}, err
+			}
+			if !empty {
+				return domain.Commit{}, invalid(msgNotOnBranch)
+			}
+		}
+	}
+
+	tree := newFlatTree()
+	var parents []string
+	if parent != "" {
+		parents = []string{parent}
+		var pc domain.Commit
+		err := b.withCatFile(ctx, gitDir, func(c *catFile) error {
+			pc, err = readCommit(c, parent)
+			return err
+		})
+		if err != nil {
+			return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
+		}
+		if tree, err = b.loadTree(ctx, gitDir, pc.TreeID); err != nil {
+			return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
+		}
+	}
+	for _, a := range req.Actions {
+		if err := b.applyAction(ctx, gitDir, tree, a); err != nil {
+			return domain.Commit{}, err
+		}
+	}
+	treeID, err := b.writeTree(ctx, gitDir, tree)
+	if err != nil {
+		return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: write tree: %w", ref, err)
+	}
+	id, err := b.commitTree(ctx, gitDir, treeID, parents, req.Message, req.Author, req.Committer)
+	if err != nil {
+		return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
+	}
+	if err := b.casRef(ctx, gitDir, ref, id, head); err != nil {
+		return domain.Commit{}, err
+	}
+	var commit domain.Commit
+	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
+		commit, err = readCommit(c, id)
+		return err
+	})
+	if err != nil {
+		return domain.Commit{}, fmt.Errorf("gitcli: read new commit %s: %w", id, err)
+	}
+	return commit, nil
+}
+
+// applyAction changes t as a applies, with GitLab's errors.
+func (b *Backend) applyAction(ctx context.Context, gitDir string, t *flatTree, a domain.FileAction) error {
+	placeable := func(p string) error {
+		if _, ok := t.files[p]; ok {
+			return invalid(msgFileExists)
+		}
+		if t.dirs[p] > 0 {
+			return invalid(msgDirExists)
+		}
+		if t.fileAbove(p) {
+			return invalid(msgFileExists)
+		}
+		return nil
+	}
+	blob := func(content []byte) (string, error) {
+		id, err := b.hashBlob(ctx, gitDir, content)
+		if err != nil {
+			return "", fmt.Errorf("gitcli: write blob for %s: %w", a.Path, err)
+		}
+		return id, nil
+	}
+	switch a.Action {
+	case domain.FileCreate:
+		if err := placeable(a.Path); err != nil {
+			return err
+		}
+		id, err := blob(a.Content)
+		if err != nil {
+			return err
+		}
+		t.add(a.Path, indexEntry{mode: "100644", id: id})
+	case domain.FileUpdate:
+		old, ok := t.files[a.Path]
+		if !ok {
+			return invalid(msgFileMissing)
+		}
+		id, err := blob(a.Content)
+		if err != nil {
+			return err
+		}
+		mode := old.mode
+		if mode == "160000" {
+			mode = "100644"
+		}
+		t.add(a.Path, indexEntry{mode: mode, id: id})
+	case domain.FileDelete:
+		if _, ok := t.files[a.Path]; !ok {
+			return invalid(msgFileMissing)
+		}
+		t.remove(a.Path)
+	case domain.FileMove:
+		old, ok := t.files[a.PreviousPath]
+		if !ok {
+			return invalid(msgFileMissing)
+		}
+		t.remove(a.PreviousPath)
+		if err := placeable(a.Path); err != nil {
+			return err
+		}
+		e := old
+		if a.Content != nil {
+			id, err := blob(a.Content)
+			if err != nil {
+				return err
+			}
+			e.id = id
+		}
+		t.add(a.Path, e)
+	}
+	return nil
+}
+
+// CreateTag makes refs/tags/name point at target.
+func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message string, tagger domain.Signature) (domain.Tag, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return domain.Tag{}, err
+	}
+	if err := checkTagName(name); err != nil {
+		return domain.Tag{}, err
+	}
+	if err := checkRev(target); err != nil {
+		return domain.Tag{}, err
+	}
+	if message != "" {
+		if err := checkSignature("tagger", tagger); err != nil {
+			return domain.Tag{}, err
+		}
+		if strings.ContainsRune(message, 0) {
+			return domain.Tag{}, fmt.Errorf("gitcli: tag message contains NUL: %w", core.ErrInvalid)
+		}
+	}
+	ref := domain.TagPrefix + name
+	if _, ok, err := readRef(gitDir, ref); err != nil {
+		return domain.Tag{}, fmt.Errorf("gitcli: create tag %s: %w", name, err)
+	} else if ok {
+		return domain.Tag{}, fmt.Errorf("gitcli: tag %s: %w", name, core.ErrConflict)
+	}
+	ids, err := b.resolveCommits(ctx, gitDir, target)
+	if err != nil {
+		return domain.Tag{}, fmt.Errorf("gitcli: create tag %s: %w", name, err)
+	}
+	id := ids[0]
+	if message != "" {
+		if !strings.HasSuffix(message, "\n") {
+			message += "\n"
+		}
+		obj := fmt.Sprintf("object %s\ntype commit\ntag %s\ntagger %s <%s> %s\n\n%s",
+			id, name, tagger.Name, tagger.Email, formatDate(tagger.When), message)
+		out, err := b.runInOpts(ctx, gitDir, runOpts{stdin: strings.NewReader(obj)}, "mktag")
+		if err != nil {
+			return domain.Tag{}, fmt.Errorf("gitcli: create tag %s: %w", name, err)
+		}
+		id = strings.TrimSpace(string(out))
+	}
+	if err := b.casRef(ctx, gitDir, ref, id, domain.ZeroID); err != nil {
+		if errors.Is(err, core.ErrStale) {
+			return domain.Tag{}, fmt.Errorf("gitcli: tag %s: %w", name, core.ErrConflict)
+		}
+		return domain.Tag{}, err
+	}
+	return b.Tag(ctx, repo, name)
+}
