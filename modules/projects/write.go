@@ -268,12 +268,14 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, proj *domai
 		return nil, core.Validation(fields)
 	}
 	if in.DefaultBranch != nil && next.DefaultBranch != proj.DefaultBranch {
-		_, commits, err := s.p.Repos.Stats(ctx, apijson.RepoPath(proj.ID), next.DefaultBranch)
-		if err != nil {
-			return nil, fmt.Errorf("check branch: %w", err)
-		}
-		if commits == 0 {
+		// Git first (HEAD names the branch), then the record: a failure
+		// between them leaves HEAD ahead, and the next update repairs it.
+		err := s.p.Repos.SetDefaultBranch(ctx, apijson.RepoPath(proj.ID), next.DefaultBranch)
+		switch {
+		case errors.Is(err, core.ErrNotFound), errors.Is(err, core.ErrInvalid):
 			return nil, core.FieldInvalid("base", "Could not change HEAD: branch '"+next.DefaultBranch+"' does not exist")
+		case err != nil:
+			return nil, fmt.Errorf("set default branch: %w", err)
 		}
 	}
 	var out *domain.Project

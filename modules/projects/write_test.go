@@ -2,6 +2,8 @@ package projects_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -78,6 +80,9 @@ func TestUpdateProject(t *testing.T) {
 		out = c.expect(200, "PUT", path, tok[40], form("default_branch", "develop")).object(t)
 		if out["default_branch"] != "develop" {
 			t.Fatalf("default_branch: %v", out["default_branch"])
+		}
+		if head, err := os.ReadFile(filepath.Join(c.repoDir(id(p)), "HEAD")); err != nil || string(head) != "ref: refs/heads/develop\n" {
+			t.Fatalf("HEAD after changing the default branch: %q, %v", head, err)
 		}
 		// JSON bodies.
 		out = c.expect(200, "PUT", path, tok[40], map[string]any{"wiki_enabled": false, "tag_list": []string{}}).object(t)
