@@ -456,6 +456,7 @@ func (h handlers) gitReceivePack(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return transportFailed(w, r, lw, "receive-pack", err)
 	}
+	h.s.adoptDefaultBranch(context.WithoutCancel(ctx), p, push.commands)
 	_ = lw.start()
 	return nil
 }

@@ -494,3 +494,36 @@ func TestGitHTTPLiftsServerTimeouts(t *testing.T) {
 		t.Fatalf("slow fetch: %d %v %.80q", resp.StatusCode, err, data)
 	}
 }
+
+// TestGitHTTPFirstPushAdoptsDefaultBranch: an empty project whose default
+// branch is master takes the first pushed branch as its default (HEAD and
+// the record), as GitLab does; later pushes of other branches change
+// nothing.
+func TestGitHTTPFirstPushAdoptsDefaultBranch(t *testing.T) {
+	t.Parallel()
+	s := newGitServer(t)
+	p := s.project("first-push", "private", 0)
+	git := newGit(t)
+	remote := s.remote(p.PathWithNamespace, "root", apptest.RootPassword)
+	work := git.clone(remote)
+	git.run(work, "checkout", "-q", "-b", "main")
+	git.commit(work, "README.md", "hello\n")
+	git.run(work, "push", "-q", "origin", "main")
+	git.run(work, "checkout", "-q", "-b", "zzz")
+	git.run(work, "push", "-q", "origin", "zzz")
+
+	var got struct {
+		DefaultBranch string `json:"default_branch"`
+	}
+	s.JSON(t, "GET", fmt.Sprintf("/projects/%d", p.ID), s.RootToken, nil, 200, &got)
+	if got.DefaultBranch != "main" {
+		t.Fatalf("default_branch = %q, want main", got.DefaultBranch)
+	}
+	head, err := s.Repos.DefaultBranch(context.Background(), fmt.Sprintf("projects/%d.git", p.ID))
+	if err != nil || head != "main" {
+		t.Fatalf("HEAD = %q, %v; want main", head, err)
+	}
+	if other := git.clone(remote); git.run(other, "rev-parse", "--abbrev-ref", "HEAD") != "main" {
+		t.Fatalf("a fresh clone does not check out main")
+	}
+}
