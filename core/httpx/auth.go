@@ -20,6 +20,15 @@ func CallerOf(r *http.Request) *domain.Caller {
 	return nil
 }
 
+// SignedIn records a caller that a handler authenticated itself (git's
+// HTTP Basic) where the router found none, so that later CallerOf calls
+// and the access log see it.
+func SignedIn(r *http.Request, c *domain.Caller) {
+	if s, ok := r.Context().Value(callerKey).(*callerSlot); ok && s.caller == nil {
+		s.caller = c
+	}
+}
+
 // RequireUser returns the caller or a 401.
 func RequireUser(r *http.Request) (*domain.Caller, error) {
 	c := CallerOf(r)

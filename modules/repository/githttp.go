@@ -158,6 +158,7 @@ func (h handlers) gitCaller(w http.ResponseWriter, r *http.Request) (*domain.Cal
 		_ = gitText(w, http.StatusUnauthorized, "HTTP Basic: Access denied")
 		return nil, false
 	}
+	httpx.SignedIn(r, c)
 	return c, true
 }
 

@@ -526,4 +526,14 @@ func TestGitHTTPFirstPushAdoptsDefaultBranch(t *testing.T) {
 	if other := git.clone(remote); git.run(other, "rev-parse", "--abbrev-ref", "HEAD") != "main" {
 		t.Fatalf("a fresh clone does not check out main")
 	}
+	// The access log names the Basic-auth caller of git requests.
+	found := false
+	for _, line := range strings.Split(s.Logs(), "\n") {
+		if strings.Contains(line, `"path":"/root/first-push.git/git-receive-pack"`) && strings.Contains(line, `"user_id":1`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no access log line with the pusher's user_id")
+	}
 }
