@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/hearth-forge/hearth/adapters/bus/inproc"
 	"github.com/hearth-forge/hearth/adapters/git/gitcli"
+	"github.com/hearth-forge/hearth/adapters/git/gogit"
 	"github.com/hearth-forge/hearth/adapters/secrets"
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres"
@@ -31,6 +33,7 @@ import (
 	"github.com/hearth-forge/hearth/modules/members"
 	"github.com/hearth-forge/hearth/modules/meta"
 	"github.com/hearth-forge/hearth/modules/projects"
+	"github.com/hearth-forge/hearth/modules/repository"
 	"github.com/hearth-forge/hearth/modules/users"
 )
 
@@ -62,10 +65,13 @@ func storageDrivers() map[string]func(ctx context.Context, cfg config.Config) (*
 func gitBackends() map[string]func(root string, log *zap.Logger) (ports.RepoBackend, error) {
 	return map[string]func(root string, log *zap.Logger) (ports.RepoBackend, error){
 		"gitcli": func(root string, log *zap.Logger) (ports.RepoBackend, error) { return gitcli.New(root, log) },
+		"gogit":  func(root string, log *zap.Logger) (ports.RepoBackend, error) { return gogit.New(root, log) },
 	}
 }
 
-func newRepoBackend(cfg config.Config, log *zap.Logger) (ports.RepoBackend, error) {
+// newRepoBackend opens the configured git backend; one that holds
+// long-lived resources (io.Closer) is closed when the app stops.
+func newRepoBackend(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (ports.RepoBackend, error) {
 	open, ok := gitBackends()[cfg.Git.Backend]
 	if !ok {
 		return nil, fmt.Errorf("git backend %q is not available in this build (use gitcli)", cfg.Git.Backend)
@@ -74,7 +80,19 @@ func newRepoBackend(cfg config.Config, log *zap.Logger) (ports.RepoBackend, erro
 	if root == "" {
 		root = filepath.Join(cfg.DataDir, "repositories")
 	}
-	return open(root, log.Named("git"))
+	b, err := open(root, log.Named("git"))
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := b.(io.Closer); ok {
+		lc.Append(fx.StopHook(func() error {
+			if err := c.Close(); err != nil {
+				return fmt.Errorf("close git backend: %w", err)
+			}
+			return nil
+		}))
+	}
+	return b, nil
 }
 
 // Core provides configuration, logging, storage, the event bus, secrets and
@@ -97,6 +115,9 @@ func Core(cfg config.Config) fx.Option {
 			func(s *bunstore.Store) ports.NamespaceStore { return s.Namespaces() },
 			func(s *bunstore.Store) ports.ProjectStore { return s.Projects() },
 			func(s *bunstore.Store) ports.MemberStore { return s.Members() },
+			func(s *bunstore.Store) ports.ProtectedBranchStore { return s.ProtectedBranches() },
+			func(s *bunstore.Store) ports.ReleaseStore { return s.Releases() },
+			func(s *bunstore.Store) ports.CommitCommentStore { return s.CommitComments() },
 			func(s *bunstore.Store) ports.TxManager { return s.Tx() },
 			func(s *bunstore.Store) ports.Pinger { return s },
 			func(tx ports.TxManager, log *zap.Logger) ports.EventBus { return inproc.New(tx, log.Named("bus")) },
@@ -123,7 +144,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a

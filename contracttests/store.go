@@ -26,7 +26,11 @@ type Stores struct {
 	Namespaces ports.NamespaceStore
 	Projects   ports.ProjectStore
 	Members    ports.MemberStore
-	Tx         ports.TxManager
+	// ProtectedBranches, Releases and CommitComments hang off projects.
+	ProtectedBranches ports.ProtectedBranchStore
+	Releases          ports.ReleaseStore
+	CommitComments    ports.CommitCommentStore
+	Tx                ports.TxManager
 }
 
 // RunStoreSuite checks that a storage adapter behaves as core/ports
@@ -104,6 +108,20 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ProjectForks", storeProjectForks},
 		{"ProjectPendingImports", storeProjectPendingImports},
 		{"ProjectCountGetMany", storeProjectCountGetMany},
+		{"ProjectTouchActivity", storeProjectTouchActivity},
+		{"ProtectedBranchProtectUpsert", storeProtectedBranchProtectUpsert},
+		{"ProtectedBranchUnprotect", storeProtectedBranchUnprotect},
+		{"ProtectedBranchListSorted", storeProtectedBranchListSorted},
+		{"ProtectedBranchUnknownProject", storeProtectedBranchUnknownProject},
+		{"ReleaseCreateGet", storeReleaseCreateGet},
+		{"ReleaseConflict", storeReleaseConflict},
+		{"ReleaseUpdate", storeReleaseUpdate},
+		{"ReleaseListByTags", storeReleaseListByTags},
+		{"ReleaseDelete", storeReleaseDelete},
+		{"CommitCommentCreateList", storeCommitCommentCreateList},
+		{"CommitCommentPages", storeCommitCommentPages},
+		{"RepositoryDeleteProjectCascades", storeRepositoryDeleteProjectCascades},
+		{"RepositoryTxRollback", storeRepositoryTxRollback},
 		{"MemberAddGet", storeMemberAddGet},
 		{"MemberConflicts", storeMemberConflicts},
 		{"MemberUpdateRemove", storeMemberUpdateRemove},

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -79,6 +80,9 @@ type ProjectStore interface {
 	PendingImports(ctx context.Context) ([]domain.Project, error)
 	// Forks lists the IDs of projects forked from projectID.
 	Forks(ctx context.Context, projectID int64) ([]int64, error)
+	// TouchActivity sets last_activity_at to at when it is earlier, leaving
+	// updated_at alone. core.ErrNotFound when the project is absent.
+	TouchActivity(ctx context.Context, id int64, at time.Time) error
 }
 
 // MemberStore keeps memberships of projects and groups, and project shares.

@@ -11,6 +11,7 @@ import (
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
@@ -23,7 +24,12 @@ type Params struct {
 	Clock  ports.Clock
 	Scoper ports.ProjectScoper `optional:"true"`
 	Policy *access.Policy      `optional:"true"`
-	Log    *zap.Logger
+	// Projects and Namespaces describe pushed projects; Site's external
+	// URL makes push data's links.
+	Projects   ports.ProjectStore   `optional:"true"`
+	Namespaces ports.NamespaceStore `optional:"true"`
+	Site       httpx.Options        `optional:"true"`
+	Log        *zap.Logger
 }
 
 // Service records and lists feed events.
@@ -70,6 +76,11 @@ func (s *Service) subscribe() {
 	on(domain.MemberLeft{}, func(ev domain.BusEvent) *domain.Event {
 		e := ev.(domain.MemberLeft)
 		return &domain.Event{ProjectID: e.ProjectID, AuthorID: e.Member.UserID, Action: domain.ActionLeft}
+	})
+	// A push records its event and moves the project's and the pusher's
+	// activity.
+	s.p.Bus.SubscribeTx(domain.PushEvent{}.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
+		return s.recordPush(ctx, ev.(domain.PushEvent))
 	})
 }
 

@@ -45,6 +45,10 @@ func takenField(detail string) (field, label string, ok bool) {
 		return "name", "Name", true
 	case has("projects_path_key"):
 		return "path", "Path", true
+	case has("protected_branches_project_id_name_key", "protected_branches.project_id, protected_branches.name"):
+		return "name", "Name", true
+	case has("releases_project_id_tag_name_key", "releases.project_id, releases.tag_name"):
+		return "tag_name", "Tag name", true
 	}
 	return "", "", false
 }

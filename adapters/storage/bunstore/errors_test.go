@@ -32,6 +32,8 @@ func TestWriteErrPostgres(t *testing.T) {
 		{&pgconn.PgError{Code: "23505", ConstraintName: "namespaces_owner_id_key"}, core.ErrConflict, nil, "Personal namespace has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "projects_name_key"}, core.ErrConflict, taken("name"), "Name has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "projects_path_key"}, core.ErrConflict, taken("path"), "Path has already been taken"},
+		{&pgconn.PgError{Code: "23505", ConstraintName: "protected_branches_project_id_name_key"}, core.ErrConflict, taken("name"), "Name has already been taken"},
+		{&pgconn.PgError{Code: "23505", ConstraintName: "releases_project_id_tag_name_key"}, core.ErrConflict, taken("tag_name"), "Tag name has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "something_else"}, core.ErrConflict, nil, "Record already exists (something_else)"},
 		{fmt.Errorf("exec: %w", &pgconn.PgError{Code: "23503", ConstraintName: "ssh_keys_user_id_fkey"}), core.ErrNotFound, nil, "404 User Not Found"},
 	}

@@ -524,3 +524,26 @@ func (st *projectStore) Forks(ctx context.Context, projectID int64) ([]int64, er
 }
 
 var _ ports.ProjectStore = (*projectStore)(nil)
+
+// TouchActivity moves last_activity_at forward only, in one statement when
+// it moves; a second one tells a missing project from a later activity.
+func (st *projectStore) TouchActivity(ctx context.Context, id int64, at time.Time) error {
+	t := ts(at)
+	db := st.s.idb(ctx)
+	res, err := db.NewUpdate().Model((*projectRow)(nil)).Set("last_activity_at = ?", t).
+		Where("id = ? AND last_activity_at < ?", id, t).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("bunstore: touch activity of project %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
+	}
+	exists, err := db.NewSelect().Model((*projectRow)(nil)).Where("id = ?", id).Exists(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("bunstore: touch activity of project %d: %w", id, err)
+	case !exists:
+		return fmt.Errorf("bunstore: touch activity of project %d: %w", id, core.NotFound("Project"))
+	}
+	return nil
+}

@@ -65,6 +65,15 @@ func (s *Store) Projects() ports.ProjectStore { return &projectStore{s} }
 // Members returns the store of project and group memberships and project shares.
 func (s *Store) Members() ports.MemberStore { return &memberStore{s} }
 
+// ProtectedBranches returns the store of branch protection rules.
+func (s *Store) ProtectedBranches() ports.ProtectedBranchStore { return &protectedBranchStore{s} }
+
+// Releases returns the store of tag release notes.
+func (s *Store) Releases() ports.ReleaseStore { return &releaseStore{s} }
+
+// CommitComments returns the store of comments on commits.
+func (s *Store) CommitComments() ports.CommitCommentStore { return &commitCommentStore{s} }
+
 // Tx returns the transaction manager shared by every store of s.
 func (s *Store) Tx() ports.TxManager { return s.tx }
 

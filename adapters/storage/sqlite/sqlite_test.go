@@ -32,6 +32,7 @@ func TestStoreSuite(t *testing.T) {
 			Users: st.Users(), Keys: st.Keys(), Emails: st.Emails(),
 			Tokens: st.Tokens(), Events: st.Events(),
 			Namespaces: st.Namespaces(), Projects: st.Projects(), Members: st.Members(),
+			ProtectedBranches: st.ProtectedBranches(), Releases: st.Releases(), CommitComments: st.CommitComments(),
 			Tx: st.Tx(),
 		}
 	})

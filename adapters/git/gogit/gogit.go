@@ -1,0 +1,239 @@
+// Package gogit is a pure-Go ports.RepoBackend over go-git: the same bare
+// repositories, layout and answers as the gitcli backend, without ever
+// running a git executable.
+//
+// go-git reads objects (loose and packed); everything whose result must be
+// byte-identical to git's is done here in git's own way: objects are
+// encoded and written as loose objects (fsynced), refs are moved with git's
+// lock-file protocol (so gitcli and gogit can share a repository), and
+// diffs, merges and history walks follow git's algorithms.
+package gogit
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"go.uber.org/zap"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/ports"
+)
+
+var _ ports.RepoBackend = (*Backend)(nil)
+
+// Backend stores bare repositories under a root directory.
+type Backend struct {
+	root string // absolute
+	log  *zap.Logger
+}
+
+// New opens (creating it if needed) the repository root. A nil log
+// discards logging.
+func New(root string, log *zap.Logger) (*Backend, error) {
+	if root == "" {
+		return nil, errors.New("gogit: empty repository root")
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("gogit: resolve root %q: %w", root, err)
+	}
+	if err := os.MkdirAll(abs, 0o750); err != nil {
+		return nil, fmt.Errorf("gogit: create root: %w", err)
+	}
+	return &Backend{root: abs, log: log}, nil
+}
+
+// Close releases nothing: the backend holds no long-lived resources.
+func (b *Backend) Close() error { return nil }
+
+// repoh is one opened repository.
+type repoh struct {
+	dir string
+	st  *filesystem.Storage
+}
+
+// open validates repo and opens it; core.ErrNotFound when it is missing.
+func (b *Backend) open(repo string) (*repoh, error) {
+	dir, err := b.path(repo)
+	if err != nil {
+		return nil, err
+	}
+	info, err := os.Stat(filepath.Join(dir, "HEAD"))
+	if err != nil || !info.Mode().IsRegular() {
+		if err == nil || errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
+			return nil, fmt.Errorf("gogit: repository %s: %w", repo, core.ErrNotFound)
+		}
+		return nil, fmt.Errorf("gogit: repository %s: %w", repo, err)
+	}
+	return openDir(dir), nil
+}
+
+func openDir(dir string) *repoh {
+	st := filesystem.NewStorageWithOptions(osfs.New(dir, osfs.WithBoundOS()), cache.NewObjectLRU(16<<20),
+		filesystem.Options{})
+	return &repoh{dir: dir, st: st}
+}
+
+// object is a raw object.
+type object struct {
+	ID   string
+	Type string
+	Data []byte
+}
+
+var errMissing = errors.New("object missing")
+
+// read reads the object id (full name).
+func (r *repoh) read(id string) (object, error) {
+	if !isOID(id) {
+		return object{}, fmt.Errorf("object %q: %w", id, core.ErrNotFound)
+	}
+	o, err := r.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(id))
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return object{}, fmt.Errorf("object %s: %w (%w)", id, core.ErrNotFound, errMissing)
+		}
+		return object{}, fmt.Errorf("read object %s: %w", id, err)
+	}
+	rd, err := o.Reader()
+	if err != nil {
+		return object{}, fmt.Errorf("read object %s: %w", id, err)
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return object{}, fmt.Errorf("read object %s: %w", id, err)
+	}
+	return object{ID: id, Type: o.Type().String(), Data: data}, nil
+}
+
+// expand turns an abbreviated object name (at least 4 hex digits) into
+// the full name; ok is false when none or several objects match.
+func (r *repoh) expand(abbrev string) (string, bool, error) {
+	abbrev = strings.ToLower(abbrev)
+	if len(abbrev) == 40 {
+		if _, err := r.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(abbrev)); err != nil {
+			if errors.Is(err, plumbing.ErrObjectNotFound) {
+				return "", false, nil
+			}
+			return "", false, err
+		}
+		return abbrev, true, nil
+	}
+	even := abbrev[:len(abbrev)/2*2]
+	prefix, err := hex.DecodeString(even)
+	if err != nil {
+		return "", false, nil
+	}
+	hashes, err := r.st.HashesWithPrefix(prefix)
+	if err != nil {
+		return "", false, err
+	}
+	found := ""
+	for _, h := range hashes {
+		s := h.String()
+		if strings.HasPrefix(s, abbrev) && s != found {
+			if found != "" {
+				return "", false, nil
+			}
+			found = s
+		}
+	}
+	return found, found != "", nil
+}
+
+// hashObject is git's object name of typ with data.
+func hashObject(typ string, data []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "%s %d\x00", typ, len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// write stores an object as a loose object, durably: the compressed file
+// is written under a temporary name, fsynced, and renamed into place.
+func (r *repoh) write(typ string, data []byte) (string, error) {
+	id := hashObject(typ, data)
+	dir := filepath.Join(r.dir, "objects", id[:2])
+	final := filepath.Join(dir, id[2:])
+	if _, err := os.Stat(final); err == nil {
+		return id, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("write object: %w", err)
+	}
+	var buf bytes.Buffer
+	zw := zlib.NewWriter(&buf)
+	fmt.Fprintf(zw, "%s %d\x00", typ, len(data))
+	zw.Write(data)
+	if err := zw.Close(); err != nil {
+		return "", fmt.Errorf("write object: %w", err)
+	}
+	if err := writeFileSync(dir, final, buf.Bytes(), 0o444); err != nil {
+		return "", fmt.Errorf("write object %s: %w", id, err)
+	}
+	return id, nil
+}
+
+// writeFileSync writes data to final through a fsynced temporary file in
+// dir and a rename, and syncs dir.
+func writeFileSync(dir, final string, data []byte, mode os.FileMode) error {
+	f, err := os.CreateTemp(dir, "tmp_obj_")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return err
+	}
+	ok = true
+	return syncPath(dir)
+}
+
+func syncPath(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}

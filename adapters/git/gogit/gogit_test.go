@@ -1,0 +1,24 @@
+package gogit_test
+
+import (
+	"testing"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/hearth-forge/hearth/adapters/git/gogit"
+	"github.com/hearth-forge/hearth/contracttests"
+)
+
+func newRepo(t *testing.T) contracttests.Repo {
+	t.Helper()
+	root := t.TempDir()
+	b, err := gogit.New(root, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return contracttests.Repo{Backend: b, Root: root}
+}
+
+func TestRepoSuite(t *testing.T) {
+	contracttests.RunRepoSuite(t, newRepo)
+}

@@ -1,0 +1,499 @@
+package gogit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// resolveObject returns the object rev names (unpeeled): branch, then
+// tag, then a full ref name or HEAD, then an object name.
+func (r *repoh) resolveObject(rev string) (string, error) {
+	if err := checkRev(rev); err != nil {
+		return "", err
+	}
+	var candidates []string
+	switch {
+	case rev == "HEAD":
+		candidates = []string{"HEAD"}
+	case strings.HasPrefix(rev, "refs/"):
+		candidates = []string{rev}
+	default:
+		candidates = []string{domain.BranchPrefix + rev, domain.TagPrefix + rev}
+	}
+	for _, ref := range candidates {
+		oid, ok, err := readRef(r.dir, ref)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return oid, nil
+		}
+	}
+	if isHex(rev) {
+		id, ok, err := r.expand(rev)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return id, nil
+		}
+	}
+	return "", fmt.Errorf("gogit: revision %q: %w", rev, core.ErrNotFound)
+}
+
+// peel follows tags from oid to the first object that is not a tag.
+func (r *repoh) peel(oid string) (object, error) {
+	for range 10 {
+		o, err := r.read(oid)
+		if err != nil {
+			return object{}, err
+		}
+		if o.Type != "tag" {
+			return o, nil
+		}
+		t, err := parseTag(o.ID, o.Data)
+		if err != nil {
+			return object{}, err
+		}
+		oid = t.Object
+	}
+	return object{}, fmt.Errorf("tag chain from %s is too long", oid)
+}
+
+// peelCommit peels oid to a commit; core.ErrNotFound when it is none.
+func (r *repoh) peelCommit(oid string) (domain.Commit, error) {
+	o, err := r.peel(oid)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	if o.Type != "commit" {
+		return domain.Commit{}, fmt.Errorf("gogit: %s is a %s: %w", oid, o.Type, core.ErrNotFound)
+	}
+	return parseCommit(o.ID, o.Data)
+}
+
+// resolveCommit returns the commit rev names (tags peeled).
+func (r *repoh) resolveCommit(rev string) (domain.Commit, error) {
+	oid, err := r.resolveObject(rev)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	return r.peelCommit(oid)
+}
+
+// resolveCommits resolves every rev to a commit SHA.
+func (r *repoh) resolveCommits(revs ...string) ([]string, error) {
+	for _, rev := range revs {
+		if err := checkRev(rev); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]string, len(revs))
+	for i, rev := range revs {
+		c, err := r.resolveCommit(rev)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = c.ID
+	}
+	return ids, nil
+}
+
+// DefaultBranch is the branch HEAD names.
+func (b *Backend) DefaultBranch(ctx context.Context, repo string) (string, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return "", err
+	}
+	ref, err := headRef(r.dir)
+	if err != nil {
+		return "", fmt.Errorf("gogit: default branch of %s: %w", repo, err)
+	}
+	return strings.TrimPrefix(ref, domain.BranchPrefix), nil
+}
+
+// SetDefaultBranch points HEAD at an existing branch.
+func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) error {
+	r, err := b.open(repo)
+	if err != nil {
+		return err
+	}
+	if err := checkBranch(branch); err != nil {
+		return err
+	}
+	ref := domain.BranchPrefix + branch
+	if _, ok, err := readRef(r.dir, ref); err != nil {
+		return fmt.Errorf("gogit: set default branch of %s: %w", repo, err)
+	} else if !ok {
+		return fmt.Errorf("gogit: branch %q: %w", branch, core.ErrNotFound)
+	}
+	headPath := filepath.Join(r.dir, "HEAD")
+	lock, err := lockFile(headPath)
+	if err != nil {
+		return fmt.Errorf("gogit: set default branch of %s: lock HEAD: %w", repo, err)
+	}
+	lockName := lock.Name()
+	_, err = lock.WriteString("ref: " + ref + "\n")
+	if err == nil {
+		err = lock.Sync()
+	}
+	if cerr := lock.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(lockName, headPath)
+	}
+	if err != nil {
+		_ = os.Remove(lockName)
+		return fmt.Errorf("gogit: set default branch of %s: %w", repo, err)
+	}
+	return syncPath(r.dir)
+}
+
+// IsEmpty reports whether the repository has no refs at all.
+func (b *Backend) IsEmpty(ctx context.Context, repo string) (bool, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return false, err
+	}
+	refs, err := listRefs(r.dir, "refs/")
+	if err != nil {
+		return false, fmt.Errorf("gogit: is empty %s: %w", repo, err)
+	}
+	return len(refs) == 0, nil
+}
+
+// Resolve returns the commit SHA rev names.
+func (b *Backend) Resolve(ctx context.Context, repo, rev string) (string, error) {
+	c, err := b.Commit(ctx, repo, rev)
+	return c.ID, err
+}
+
+// Commit reads the commit rev resolves to.
+func (b *Backend) Commit(ctx context.Context, repo, rev string) (domain.Commit, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	if err := checkRev(rev); err != nil {
+		return domain.Commit{}, err
+	}
+	c, err := r.resolveCommit(rev)
+	if err != nil {
+		return domain.Commit{}, fmt.Errorf("gogit: commit %q in %s: %w", rev, repo, err)
+	}
+	return c, nil
+}
+
+// Branches lists every branch sorted by name, with its commit.
+func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := listRefs(r.dir, domain.BranchPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("gogit: branches of %s: %w", repo, err)
+	}
+	branches := make([]domain.Branch, 0, len(refs))
+	for _, ref := range refs {
+		br := domain.Branch{Name: strings.TrimPrefix(ref.name, domain.BranchPrefix)}
+		o, err := r.read(ref.oid)
+		if err != nil {
+			return nil, fmt.Errorf("gogit: branches of %s: %w", repo, err)
+		}
+		if o.Type == "commit" {
+			if br.Commit, err = parseCommit(o.ID, o.Data); err != nil {
+				return nil, fmt.Errorf("gogit: branches of %s: %w", repo, err)
+			}
+		} else {
+			br.Commit = domain.Commit{ID: o.ID, ParentIDs: []string{}}
+		}
+		branches = append(branches, br)
+	}
+	return branches, nil
+}
+
+// Branch reads one branch by its short name.
+func (b *Backend) Branch(ctx context.Context, repo, name string) (domain.Branch, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return domain.Branch{}, err
+	}
+	if err := checkBranch(name); err != nil {
+		return domain.Branch{}, err
+	}
+	oid, ok, err := readRef(r.dir, domain.BranchPrefix+name)
+	if err != nil {
+		return domain.Branch{}, fmt.Errorf("gogit: branch %q of %s: %w", name, repo, err)
+	}
+	if !ok {
+		return domain.Branch{}, fmt.Errorf("gogit: branch %q of %s: %w", name, repo, core.ErrNotFound)
+	}
+	c, err := r.readCommit(oid)
+	if err != nil {
+		return domain.Branch{}, fmt.Errorf("gogit: branch %q of %s: %w", name, repo, err)
+	}
+	return domain.Branch{Name: name, Commit: c}, nil
+}
+
+// Tags lists every tag sorted by name, peeled to commits.
+func (b *Backend) Tags(ctx context.Context, repo string) ([]domain.Tag, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := listRefs(r.dir, domain.TagPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("gogit: tags of %s: %w", repo, err)
+	}
+	tags := make([]domain.Tag, 0, len(refs))
+	for _, ref := range refs {
+		o, err := r.read(ref.oid)
+		if err != nil {
+			return nil, fmt.Errorf("gogit: tags of %s: %w", repo, err)
+		}
+		t, err := r.makeTag(strings.TrimPrefix(ref.name, domain.TagPrefix), o)
+		if err != nil {
+			return nil, fmt.Errorf("gogit: tags of %s: %w", repo, err)
+		}
+		tags = append(tags, t)
+	}
+	return tags, nil
+}
+
+// Tag reads one tag by its short name.
+func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return domain.Tag{}, err
+	}
+	if err := checkTagName(name); err != nil {
+		return domain.Tag{}, err
+	}
+	oid, ok, err := readRef(r.dir, domain.TagPrefix+name)
+	if err != nil {
+		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, err)
+	}
+	if !ok {
+		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, core.ErrNotFound)
+	}
+	o, err := r.read(oid)
+	if err != nil {
+		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, err)
+	}
+	t, err := r.makeTag(name, o)
+	if err != nil {
+		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, err)
+	}
+	return t, nil
+}
+
+// makeTag builds a Tag from the object its ref points at.
+func (r *repoh) makeTag(name string, o object) (domain.Tag, error) {
+	tag := domain.Tag{Name: name, TargetID: o.ID, Commit: domain.Commit{ParentIDs: []string{}}}
+	if o.Type == "tag" {
+		t, err := parseTag(o.ID, o.Data)
+		if err != nil {
+			return domain.Tag{}, err
+		}
+		msg := t.Message
+		tag.Message = &msg
+		tag.Tagger = t.Tagger
+		if o, err = r.peel(t.Object); err != nil {
+			if errors.Is(err, errMissing) {
+				return tag, nil
+			}
+			return domain.Tag{}, err
+		}
+	}
+	if o.Type == "commit" {
+		c, err := parseCommit(o.ID, o.Data)
+		if err != nil {
+			return domain.Tag{}, err
+		}
+		tag.Commit = c
+	}
+	return tag, nil
+}
+
+// lookupPath finds the entry at p (not "") under the tree root.
+func (r *repoh) lookupPath(root, p string) (treeEntry, bool, error) {
+	tree := root
+	segs := strings.Split(p, "/")
+	var e treeEntry
+	for i, seg := range segs {
+		entries, err := r.readTree(tree)
+		if err != nil {
+			return treeEntry{}, false, err
+		}
+		found := false
+		for _, ent := range entries {
+			if ent.Name == seg {
+				e, found = ent, true
+				break
+			}
+		}
+		if !found {
+			return treeEntry{}, false, nil
+		}
+		if i < len(segs)-1 {
+			if !e.isDir() {
+				return treeEntry{}, false, nil
+			}
+			tree = e.ID
+		}
+	}
+	return e, true, nil
+}
+
+// Tree lists the tree at path of rev: directories first, then the rest,
+// each group by name.
+func (b *Backend) Tree(ctx context.Context, repo, rev, p string, recursive bool) ([]domain.TreeEntry, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRev(rev); err != nil {
+		return nil, err
+	}
+	if p, err = cleanPath(p); err != nil {
+		return nil, err
+	}
+	list := []domain.TreeEntry{}
+	err = func() error {
+		commit, err := r.resolveCommit(rev)
+		if err != nil {
+			return err
+		}
+		tree := commit.TreeID
+		if p != "" {
+			e, ok, err := r.lookupPath(tree, p)
+			if err != nil {
+				return err
+			}
+			if !ok || !e.isDir() {
+				return fmt.Errorf("path %q: %w", p, core.ErrNotFound)
+			}
+			tree = e.ID
+		}
+		var walk func(tree, dir string) error
+		walk = func(tree, dir string) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			entries, err := r.readTree(tree)
+			if err != nil {
+				return err
+			}
+			sort.SliceStable(entries, func(i, j int) bool {
+				di, dj := entries[i].isDir(), entries[j].isDir()
+				if di != dj {
+					return di
+				}
+				return entries[i].Name < entries[j].Name
+			})
+			for _, e := range entries {
+				full := e.Name
+				if dir != "" {
+					full = dir + "/" + e.Name
+				}
+				list = append(list, domain.TreeEntry{ID: e.ID, Name: e.Name, Path: full, Type: e.typ(), Mode: e.mode()})
+				if recursive && e.isDir() {
+					if err := walk(e.ID, full); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		return walk(tree, p)
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("gogit: tree %q at %q in %s: %w", p, rev, repo, err)
+	}
+	return list, nil
+}
+
+// File reads the blob at path of rev, with the newest commit touching it.
+func (b *Backend) File(ctx context.Context, repo, rev, p string) (domain.File, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return domain.File{}, err
+	}
+	if err := checkRev(rev); err != nil {
+		return domain.File{}, err
+	}
+	if p, err = cleanPath(p); err != nil {
+		return domain.File{}, err
+	}
+	if p == "" {
+		return domain.File{}, fmt.Errorf("gogit: file path is empty: %w", core.ErrNotFound)
+	}
+	fail := func(err error) (domain.File, error) {
+		return domain.File{}, fmt.Errorf("gogit: file %q at %q in %s: %w", p, rev, repo, err)
+	}
+	commit, err := r.resolveCommit(rev)
+	if err != nil {
+		return fail(err)
+	}
+	e, ok, err := r.lookupPath(commit.TreeID, p)
+	if err != nil {
+		return fail(err)
+	}
+	if !ok || e.typ() != "blob" {
+		return fail(fmt.Errorf("path %q: %w", p, core.ErrNotFound))
+	}
+	o, err := r.read(e.ID)
+	if err != nil {
+		return fail(err)
+	}
+	f := domain.File{
+		Path: p, Name: path.Base(p), BlobID: e.ID, Mode: e.mode(),
+		Size: int64(len(o.Data)), Content: o.Data, CommitID: commit.ID,
+	}
+	w := &walker{r: r, ctx: ctx, path: p}
+	ids, err := w.run([]string{commit.ID}, nil, 0, 1)
+	if err != nil {
+		return fail(err)
+	}
+	if len(ids) > 0 {
+		f.LastCommitID = ids[0]
+	}
+	return f, nil
+}
+
+// Blob reads a blob by its full or abbreviated object name.
+func (b *Backend) Blob(ctx context.Context, repo, sha string) (domain.Blob, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return domain.Blob{}, err
+	}
+	if !isHex(sha) {
+		return domain.Blob{}, fmt.Errorf("gogit: invalid blob name %q: %w", sha, core.ErrInvalid)
+	}
+	id, ok, err := r.expand(sha)
+	if err != nil {
+		return domain.Blob{}, fmt.Errorf("gogit: blob %s in %s: %w", sha, repo, err)
+	}
+	if !ok {
+		return domain.Blob{}, fmt.Errorf("gogit: blob %s in %s: %w", sha, repo, core.ErrNotFound)
+	}
+	o, err := r.read(id)
+	if err != nil {
+		return domain.Blob{}, fmt.Errorf("gogit: blob %s in %s: %w", sha, repo, err)
+	}
+	if o.Type != "blob" {
+		return domain.Blob{}, fmt.Errorf("gogit: object %s is a %s: %w", sha, o.Type, core.ErrNotFound)
+	}
+	return domain.Blob{ID: o.ID, Size: int64(len(o.Data)), Content: o.Data}, nil
+}

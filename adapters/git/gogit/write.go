@@ -1,0 +1,431 @@
+package gogit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// GitLab's messages for file actions (Gitlab::Git::Index, 9.x), as gitcli.
+const (
+	msgFileExists     = "A file with this name already exists"
+	msgFileMissing    = "A file with this name doesn't exist"
+	msgDirExists      = "A directory with this name already exists"
+	msgNotOnBranch    = "You can only create or edit files when you are on a branch"
+	msgCherryPickNoop = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
+)
+
+func checkSignature(what string, s domain.Signature) error {
+	if strings.TrimSpace(s.Name) == "" || strings.TrimSpace(s.Email) == "" ||
+		strings.ContainsAny(s.Name+s.Email, "<>\n\x00") {
+		return fmt.Errorf("gogit: invalid %s %q <%s>: %w", what, s.Name, s.Email, core.ErrInvalid)
+	}
+	return nil
+}
+
+// UpdateRef moves the full ref name from oldID to newID.
+func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string) error {
+	r, err := b.open(repo)
+	if err != nil {
+		return err
+	}
+	if err := checkFullRef(ref); err != nil {
+		return err
+	}
+	if !isOID(newID) || !isOID(oldID) || (newID == domain.ZeroID && oldID == domain.ZeroID) {
+		return fmt.Errorf("gogit: update %s: invalid object names %q, %q: %w", ref, newID, oldID, core.ErrInvalid)
+	}
+	if newID != domain.ZeroID {
+		o, err := r.read(newID)
+		if err != nil {
+			return fmt.Errorf("gogit: update %s to %s: %w", ref, newID, err)
+		}
+		if strings.HasPrefix(ref, domain.BranchPrefix) && o.Type != "commit" {
+			return fmt.Errorf("gogit: branch %s cannot point at a %s: %w", ref, o.Type, core.ErrInvalid)
+		}
+	}
+	return casRef(r.dir, ref, newID, oldID)
+}
+
+// indexEntry is one file of a tree being built.
+type indexEntry struct {
+	mode string
+	id   string
+}
+
+// flatTree is a tree as a flat map of file paths.
+type flatTree struct {
+	files map[string]indexEntry
+	dirs  map[string]int
+}
+
+func newFlatTree() *flatTree {
+	return &flatTree{files: map[string]indexEntry{}, dirs: map[string]int{}}
+}
+
+func (t *flatTree) add(p string, e indexEntry) {
+	if _, ok := t.files[p]; !ok {
+		for d := parentDir(p); d != ""; d = parentDir(d) {
+			t.dirs[d]++
+		}
+	}
+	t.files[p] = e
+}
+
+func (t *flatTree) remove(p string) {
+	if _, ok := t.files[p]; !ok {
+		return
+	}
+	delete(t.files, p)
+	for d := parentDir(p); d != ""; d = parentDir(d) {
+		if t.dirs[d]--; t.dirs[d] == 0 {
+			delete(t.dirs, d)
+		}
+	}
+}
+
+func (t *flatTree) fileAbove(p string) bool {
+	for d := parentDir(p); d != ""; d = parentDir(d) {
+		if _, ok := t.files[d]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func parentDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// loadTree lists every non-tree entry of tree recursively.
+func (r *repoh) loadTree(tree string) (*flatTree, error) {
+	t := newFlatTree()
+	var walk func(id, dir string) error
+	walk = func(id, dir string) error {
+		entries, err := r.readTree(id)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			p := e.Name
+			if dir != "" {
+				p = dir + "/" + e.Name
+			}
+			if e.isDir() {
+				if err := walk(e.ID, p); err != nil {
+					return err
+				}
+				continue
+			}
+			t.add(p, indexEntry{mode: e.mode(), id: e.ID})
+		}
+		return nil
+	}
+	return t, walk(tree, "")
+}
+
+// writeTree writes t as nested tree objects, as git write-tree does.
+func (r *repoh) writeTree(t *flatTree) (string, error) {
+	type dirNode struct {
+		files   []treeEntry
+		subdirs map[string]*dirNode
+	}
+	root := &dirNode{subdirs: map[string]*dirNode{}}
+	paths := make([]string, 0, len(t.files))
+	for p := range t.files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		segs := strings.Split(p, "/")
+		n := root
+		for _, s := range segs[:len(segs)-1] {
+			c, ok := n.subdirs[s]
+			if !ok {
+				c = &dirNode{subdirs: map[string]*dirNode{}}
+				n.subdirs[s] = c
+			}
+			n = c
+		}
+		e := t.files[p]
+		n.files = append(n.files, treeEntry{Mode: e.mode, Name: segs[len(segs)-1], ID: e.id})
+	}
+	var write func(n *dirNode) (string, error)
+	write = func(n *dirNode) (string, error) {
+		entries := append([]treeEntry(nil), n.files...)
+		for name, c := range n.subdirs {
+			id, err := write(c)
+			if err != nil {
+				return "", err
+			}
+			entries = append(entries, treeEntry{Mode: "40000", Name: name, ID: id})
+		}
+		data, err := encodeTree(entries)
+		if err != nil {
+			return "", err
+		}
+		return r.write("tree", data)
+	}
+	return write(root)
+}
+
+// commitTree writes a commit object.
+func (r *repoh) commitTree(tree string, parents []string, msg string, author, committer domain.Signature) (string, error) {
+	return r.write("commit", encodeCommit(tree, parents, author, committer, msg))
+}
+
+// CommitFiles writes one commit applying every action to the branch head.
+func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.CommitFiles) (domain.Commit, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	if err := checkBranch(req.Branch); err != nil {
+		return domain.Commit{}, err
+	}
+	if req.StartBranch != "" {
+		if err := checkBranch(req.StartBranch); err != nil {
+			return domain.Commit{}, err
+		}
+	}
+	if req.ExpectedHead != "" && !isOID(req.ExpectedHead) {
+		return domain.Commit{}, fmt.Errorf("gogit: expected head %q: %w", req.ExpectedHead, core.ErrInvalid)
+	}
+	if err := checkSignature("author", req.Author); err != nil {
+		return domain.Commit{}, err
+	}
+	if err := checkSignature("committer", req.Committer); err != nil {
+		return domain.Commit{}, err
+	}
+	if strings.ContainsRune(req.Message, 0) {
+		return domain.Commit{}, fmt.Errorf("gogit: commit message contains NUL: %w", core.ErrInvalid)
+	}
+	if len(req.Actions) == 0 {
+		return domain.Commit{}, core.BadRequest("No actions given")
+	}
+	actions := append([]domain.FileAction(nil), req.Actions...)
+	for i, a := range actions {
+		p, err := cleanPath(a.Path)
+		if err != nil {
+			return domain.Commit{}, err
+		}
+		if p == "" {
+			return domain.Commit{}, core.BadRequest("Invalid path")
+		}
+		if err := checkWritePath(p); err != nil {
+			return domain.Commit{}, err
+		}
+		actions[i].Path = p
+		switch a.Action {
+		case domain.FileCreate, domain.FileUpdate, domain.FileDelete:
+		case domain.FileMove:
+			pp, err := cleanPath(a.PreviousPath)
+			if err != nil {
+				return domain.Commit{}, err
+			}
+			if pp == "" {
+				return domain.Commit{}, core.BadRequest("Invalid path")
+			}
+			if err := checkWritePath(pp); err != nil {
+				return domain.Commit{}, err
+			}
+			actions[i].PreviousPath = pp
+		default:
+			return domain.Commit{}, fmt.Errorf("gogit: unknown file action %q: %w", a.Action, core.ErrInvalid)
+		}
+	}
+	ref := domain.BranchPrefix + req.Branch
+	head, err := currentRef(r.dir, ref)
+	if err != nil {
+		return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
+	}
+	if req.ExpectedHead != "" && req.ExpectedHead != head {
+		return domain.Commit{}, fmt.Errorf("gogit: %s is at %s, not %s: %w", ref, head, req.ExpectedHead, core.ErrStale)
+	}
+	parent := head
+	if head == domain.ZeroID {
+		parent = ""
+		if req.StartBranch != "" && req.StartBranch != req.Branch {
+			start, ok, err := readRef(r.dir, domain.BranchPrefix+req.StartBranch)
+			if err != nil {
+				return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
+			}
+			if !ok {
+				return domain.Commit{}, core.BadRequest(msgNotOnBranch)
+			}
+			parent = start
+		} else {
+			refs, err := listRefs(r.dir, "refs/")
+			if err != nil {
+				return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
+			}
+			if len(refs) > 0 {
+				return domain.Commit{}, core.BadRequest(msgNotOnBranch)
+			}
+		}
+	}
+	tree := newFlatTree()
+	var parents []string
+	if parent != "" {
+		parents = []string{parent}
+		pc, err := r.readCommit(parent)
+		if err != nil {
+			return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
+		}
+		if tree, err = r.loadTree(pc.TreeID); err != nil {
+			return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
+		}
+	}
+	for _, a := range actions {
+		if err := r.applyAction(tree, a); err != nil {
+			return domain.Commit{}, err
+		}
+	}
+	treeID, err := r.writeTree(tree)
+	if err != nil {
+		return domain.Commit{}, fmt.Errorf("gogit: commit to %s: write tree: %w", ref, err)
+	}
+	id, err := r.commitTree(treeID, parents, req.Message, req.Author, req.Committer)
+	if err != nil {
+		return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
+	}
+	if err := casRef(r.dir, ref, id, head); err != nil {
+		return domain.Commit{}, err
+	}
+	c, err := r.readCommit(id)
+	if err != nil {
+		return domain.Commit{}, fmt.Errorf("gogit: read new commit %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// applyAction changes t as a applies, with GitLab's errors.
+func (r *repoh) applyAction(t *flatTree, a domain.FileAction) error {
+	placeable := func(p string) error {
+		if _, ok := t.files[p]; ok {
+			return core.BadRequest(msgFileExists)
+		}
+		if t.dirs[p] > 0 {
+			return core.BadRequest(msgDirExists)
+		}
+		if t.fileAbove(p) {
+			return core.BadRequest(msgFileExists)
+		}
+		return nil
+	}
+	blob := func(content []byte) (string, error) {
+		id, err := r.write("blob", content)
+		if err != nil {
+			return "", fmt.Errorf("gogit: write blob for %s: %w", a.Path, err)
+		}
+		return id, nil
+	}
+	switch a.Action {
+	case domain.FileCreate:
+		if err := placeable(a.Path); err != nil {
+			return err
+		}
+		id, err := blob(a.Content)
+		if err != nil {
+			return err
+		}
+		t.add(a.Path, indexEntry{mode: "100644", id: id})
+	case domain.FileUpdate:
+		old, ok := t.files[a.Path]
+		if !ok {
+			return core.BadRequest(msgFileMissing)
+		}
+		id, err := blob(a.Content)
+		if err != nil {
+			return err
+		}
+		mode := old.mode
+		if mode == "160000" {
+			mode = "100644"
+		}
+		t.add(a.Path, indexEntry{mode: mode, id: id})
+	case domain.FileDelete:
+		if _, ok := t.files[a.Path]; !ok {
+			return core.BadRequest(msgFileMissing)
+		}
+		t.remove(a.Path)
+	case domain.FileMove:
+		old, ok := t.files[a.PreviousPath]
+		if !ok {
+			return core.BadRequest(msgFileMissing)
+		}
+		t.remove(a.PreviousPath)
+		if err := placeable(a.Path); err != nil {
+			return err
+		}
+		e := old
+		if a.Content != nil {
+			id, err := blob(a.Content)
+			if err != nil {
+				return err
+			}
+			e.id = id
+		}
+		t.add(a.Path, e)
+	}
+	return nil
+}
+
+// CreateTag makes refs/tags/name point at target.
+func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message string, tagger domain.Signature) (domain.Tag, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return domain.Tag{}, err
+	}
+	if err := checkTagName(name); err != nil {
+		return domain.Tag{}, err
+	}
+	if err := checkRev(target); err != nil {
+		return domain.Tag{}, err
+	}
+	if message != "" {
+		if err := checkSignature("tagger", tagger); err != nil {
+			return domain.Tag{}, err
+		}
+		if strings.ContainsRune(message, 0) {
+			return domain.Tag{}, fmt.Errorf("gogit: tag message contains NUL: %w", core.ErrInvalid)
+		}
+	}
+	ref := domain.TagPrefix + name
+	if _, ok, err := readRef(r.dir, ref); err != nil {
+		return domain.Tag{}, fmt.Errorf("gogit: create tag %s: %w", name, err)
+	} else if ok {
+		return domain.Tag{}, fmt.Errorf("gogit: tag %s: %w", name, core.ErrConflict)
+	}
+	ids, err := r.resolveCommits(target)
+	if err != nil {
+		return domain.Tag{}, fmt.Errorf("gogit: create tag %s: %w", name, err)
+	}
+	id := ids[0]
+	if message != "" {
+		if !strings.HasSuffix(message, "\n") {
+			message += "\n"
+		}
+		obj := fmt.Sprintf("object %s\ntype commit\ntag %s\ntagger %s <%s> %s\n\n%s",
+			id, name, tagger.Name, tagger.Email, formatDate(tagger.When), message)
+		if id, err = r.write("tag", []byte(obj)); err != nil {
+			return domain.Tag{}, fmt.Errorf("gogit: create tag %s: %w", name, err)
+		}
+	}
+	if err := casRef(r.dir, ref, id, domain.ZeroID); err != nil {
+		if errors.Is(err, core.ErrStale) {
+			return domain.Tag{}, fmt.Errorf("gogit: tag %s: %w", name, core.ErrConflict)
+		}
+		return domain.Tag{}, err
+	}
+	return b.Tag(ctx, repo, name)
+}

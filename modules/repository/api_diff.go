@@ -1,0 +1,100 @@
+package repository
+
+import (
+	"encoding/base64"
+
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// diffJSON is GitLab's Diff entry (RepoDiff).
+type diffJSON struct {
+	Diff        string  `json:"diff"`
+	NewPath     string  `json:"new_path"`
+	OldPath     string  `json:"old_path"`
+	AMode       *string `json:"a_mode"`
+	BMode       string  `json:"b_mode"`
+	NewFile     bool    `json:"new_file"`
+	RenamedFile bool    `json:"renamed_file"`
+	DeletedFile bool    `json:"deleted_file"`
+}
+
+func newDiffJSON(d domain.FileDiff) diffJSON {
+	var aMode *string
+	if d.AMode != "" {
+		m := d.AMode
+		aMode = &m
+	}
+	return diffJSON{
+		Diff: d.Diff, NewPath: d.NewPath, OldPath: d.OldPath, AMode: aMode, BMode: d.BMode,
+		NewFile: d.NewFile, RenamedFile: d.RenamedFile, DeletedFile: d.DeletedFile,
+	}
+}
+
+func newDiffsJSON(diffs []domain.FileDiff) []diffJSON {
+	out := make([]diffJSON, 0, len(diffs))
+	for _, d := range diffs {
+		out = append(out, newDiffJSON(d))
+	}
+	return out
+}
+
+// treeEntryJSON is GitLab's RepoTreeObject.
+type treeEntryJSON struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Path string `json:"path"`
+	Mode string `json:"mode"`
+}
+
+func newTreeEntryJSON(e domain.TreeEntry) treeEntryJSON {
+	return treeEntryJSON{ID: e.ID, Name: e.Name, Type: e.Type, Path: e.Path, Mode: e.Mode}
+}
+
+// fileJSON is the file read of GitLab 9.x's files API.
+type fileJSON struct {
+	FileName     string `json:"file_name"`
+	FilePath     string `json:"file_path"`
+	Size         int64  `json:"size"`
+	Encoding     string `json:"encoding"`
+	Content      string `json:"content"`
+	Ref          string `json:"ref"`
+	BlobID       string `json:"blob_id"`
+	CommitID     string `json:"commit_id"`
+	LastCommitID string `json:"last_commit_id"`
+}
+
+func newFileJSON(f domain.File, ref string) fileJSON {
+	return fileJSON{
+		FileName: f.Name, FilePath: f.Path, Size: f.Size, Encoding: "base64",
+		Content: base64.StdEncoding.EncodeToString(f.Content), Ref: ref,
+		BlobID: f.BlobID, CommitID: f.CommitID, LastCommitID: f.LastCommitID,
+	}
+}
+
+// fileCommitJSON answers file creation and update.
+type fileCommitJSON struct {
+	FilePath string `json:"file_path"`
+	Branch   string `json:"branch"`
+}
+
+// blobJSON is GitLab 9.x's blob read.
+type blobJSON struct {
+	Size     int64  `json:"size"`
+	Encoding string `json:"encoding"`
+	Content  string `json:"content"`
+	SHA      string `json:"sha"`
+}
+
+func newBlobJSON(b domain.Blob) blobJSON {
+	return blobJSON{Size: b.Size, Encoding: "base64", Content: base64.StdEncoding.EncodeToString(b.Content), SHA: b.ID}
+}
+
+// compareJSON is GitLab's Compare entity.
+type compareJSON struct {
+	Commit         *commitJSON  `json:"commit"`
+	Commits        []commitJSON `json:"commits"`
+	Diffs          []diffJSON   `json:"diffs"`
+	CompareTimeout bool         `json:"compare_timeout"`
+	CompareSameRef bool         `json:"compare_same_ref"`
+}
