@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -22,11 +23,11 @@ var diffOpts = []string{"-r", "-M", "--no-ext-diff", "--no-textconv", "--no-colo
 // diffEnds resolves the two sides of a diff to tree-ish object names:
 // from "" is to's first parent, or the empty tree for a root commit.
 func (b *Backend) diffEnds(ctx context.Context, gitDir, from, to string) (string, string, error) {
-	if err := checkRev(to); err != nil {
+	if err := gitnames.CheckRev(to); err != nil {
 		return "", "", err
 	}
 	if from != "" {
-		if err := checkRev(from); err != nil {
+		if err := gitnames.CheckRev(from); err != nil {
 			return "", "", err
 		}
 	}
@@ -270,7 +271,7 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 		return fmt.Errorf("gitcli: archive format %q: %w", format, core.ErrInvalid)
 	}
 	if prefix != "" {
-		p, err := cleanPath(prefix)
+		p, err := gitnames.CleanPath(prefix)
 		if err != nil || p == "" || strings.HasPrefix(p, "-") {
 			return fmt.Errorf("gitcli: archive prefix %q: %w", prefix, core.ErrInvalid)
 		}

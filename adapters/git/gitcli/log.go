@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -17,7 +18,7 @@ func (b *Backend) revListArgs(ctx context.Context, gitDir string, q domain.LogQu
 	if q.Skip < 0 || q.Limit < 0 {
 		return nil, fmt.Errorf("gitcli: negative skip or limit: %w", core.ErrInvalid)
 	}
-	p, err := cleanPath(q.Path)
+	p, err := gitnames.CleanPath(q.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -27,7 +28,7 @@ func (b *Backend) mergeTrees(ctx context.Context, gitDir, ours, theirs string) (
 	}
 	fields := strings.Split(string(out), "\x00")
 	tree := fields[0]
-	if !isOID(tree) {
+	if !gitnames.IsOID(tree) {
 		return "", nil, fmt.Errorf("merge-tree: unexpected output %q", out)
 	}
 	if err == nil {
@@ -104,10 +105,10 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	if err := checkSignature("committer", committer); err != nil {
 		return domain.MergeResult{}, err
 	}
-	if err := checkRev(sha); err != nil {
+	if err := gitnames.CheckRev(sha); err != nil {
 		return domain.MergeResult{}, err
 	}
-	if err := checkRev(onto); err != nil {
+	if err := gitnames.CheckRev(onto); err != nil {
 		return domain.MergeResult{}, err
 	}
 	var pick, target domain.Commit

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -39,34 +40,6 @@ func (b *Backend) open(repo string) (string, error) {
 	return path, nil
 }
 
-// checkRev validates a revision: a ref name (short or full), HEAD, or a
-// hex object name. Revision syntax ("main~1", "a..b", "@{-1}", ":path")
-// and anything that could read as an option are core.ErrInvalid.
-func checkRev(rev string) error {
-	if rev == "" || len(rev) > maxRepoName || rev[0] == '-' || !validRefName(rev) {
-		return fmt.Errorf("gitcli: invalid revision %q: %w", rev, core.ErrInvalid)
-	}
-	return nil
-}
-
-// isHex reports whether s is an object name or an abbreviation of at
-// least 4 digits.
-func isHex(s string) bool {
-	if len(s) < 4 || len(s) > 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
-			return false
-		}
-	}
-	return true
-}
-
-// isOID reports whether s is a full lowercase object name.
-func isOID(s string) bool { return len(s) == 40 && isHex(s) && strings.ToLower(s) == s }
-
 // readRef reads the object a full ref name points at from the file
 // system (loose ref, then packed-refs), following symbolic refs. ok is
 // false when the ref does not exist.
@@ -77,13 +50,13 @@ func readRef(gitDir, ref string) (oid string, ok bool, err error) {
 		case err == nil:
 			s := strings.TrimSpace(string(data))
 			if target, sym := strings.CutPrefix(s, "ref: "); sym {
-				if checkFullRef(target) != nil && target != "HEAD" {
+				if gitnames.CheckFullRef(target) != nil && target != "HEAD" {
 					return "", false, nil
 				}
 				ref = target
 				continue
 			}
-			if !isOID(s) {
+			if !gitnames.IsOID(s) {
 				return "", false, fmt.Errorf("ref %s holds %q", ref, s)
 			}
 			return s, true, nil
@@ -138,7 +111,7 @@ func headRef(gitDir string) (string, error) {
 // resolveObject returns the object rev names (unpeeled): branch, then tag,
 // then a full ref name or HEAD, then an object name.
 func (b *Backend) resolveObject(c *catFile, gitDir, rev string) (string, error) {
-	if err := checkRev(rev); err != nil {
+	if err := gitnames.CheckRev(rev); err != nil {
 		return "", err
 	}
 	var candidates []string
@@ -159,7 +132,7 @@ func (b *Backend) resolveObject(c *catFile, gitDir, rev string) (string, error) 
 			return oid, nil
 		}
 	}
-	if isHex(rev) {
+	if gitnames.IsHex(rev) {
 		o, err := c.info(rev)
 		if err == nil && strings.HasPrefix(o.ID, strings.ToLower(rev)) {
 			return o.ID, nil
@@ -238,7 +211,7 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 	if err != nil {
 		return err
 	}
-	if err := checkBranch(branch); err != nil {
+	if err := gitnames.CheckBranch(branch); err != nil {
 		return err
 	}
 	ref := domain.BranchPrefix + branch
@@ -275,7 +248,7 @@ func (b *Backend) Resolve(ctx context.Context, repo, rev string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if err := checkRev(rev); err != nil {
+	if err := gitnames.CheckRev(rev); err != nil {
 		return "", err
 	}
 	var id string
@@ -296,7 +269,7 @@ func (b *Backend) Commit(ctx context.Context, repo, rev string) (domain.Commit, 
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	if err := checkRev(rev); err != nil {
+	if err := gitnames.CheckRev(rev); err != nil {
 		return domain.Commit{}, err
 	}
 	var commit domain.Commit
@@ -383,7 +356,7 @@ func (b *Backend) Branch(ctx context.Context, repo, name string) (domain.Branch,
 	if err != nil {
 		return domain.Branch{}, err
 	}
-	if err := checkBranch(name); err != nil {
+	if err := gitnames.CheckBranch(name); err != nil {
 		return domain.Branch{}, err
 	}
 	oid, ok, err := readRef(gitDir, domain.BranchPrefix+name)
@@ -437,7 +410,7 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 	if err != nil {
 		return domain.Tag{}, err
 	}
-	if err := checkTagName(name); err != nil {
+	if err := gitnames.CheckTag(name); err != nil {
 		return domain.Tag{}, err
 	}
 	oid, ok, err := readRef(gitDir, domain.TagPrefix+name)

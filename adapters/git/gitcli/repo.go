@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 )
 
@@ -34,7 +35,7 @@ func (b *Backend) Create(ctx context.Context, repo, defaultBranch string) error 
 	if defaultBranch == "" {
 		defaultBranch = "master"
 	}
-	if err := checkBranch(defaultBranch); err != nil {
+	if err := gitnames.CheckBranch(defaultBranch); err != nil {
 		return err
 	}
 	err = b.build(ctx, final, func(tmp string) error {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 )
 
@@ -27,7 +28,7 @@ func (b *Backend) Stats(ctx context.Context, repo, ref string) (int64, int, erro
 	if ref != "" {
 		// Only a validated branch name, fully qualified, reaches git: no
 		// "main~1", "a..b" or "--all" can change what is counted.
-		if err := checkBranch(ref); err != nil {
+		if err := gitnames.CheckBranch(ref); err != nil {
 			return 0, 0, err
 		}
 		rev = "refs/heads/" + ref

@@ -7,30 +7,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
-
-const maxPath = 4096
-
-// cleanPath validates a repository path ("" = root; one trailing "/" is
-// tolerated) and returns it without the slash. Empty, "." and ".."
-// segments, a leading "/", control bytes and NUL are core.ErrInvalid.
-func cleanPath(p string) (string, error) {
-	p = strings.TrimSuffix(p, "/")
-	if p == "" {
-		return "", nil
-	}
-	if len(p) > maxPath || hasControl(p) {
-		return "", fmt.Errorf("gitcli: invalid path %q: %w", p, core.ErrInvalid)
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return "", fmt.Errorf("gitcli: invalid path %q: %w", p, core.ErrInvalid)
-		}
-	}
-	return p, nil
-}
 
 // readTree reads the tree object id.
 func readTree(c *catFile, id string) ([]treeEntry, error) {
@@ -92,10 +72,10 @@ func (b *Backend) Tree(ctx context.Context, repo, rev, p string, recursive bool)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRev(rev); err != nil {
+	if err := gitnames.CheckRev(rev); err != nil {
 		return nil, err
 	}
-	p, err = cleanPath(p)
+	p, err = gitnames.CleanPath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +134,10 @@ func (b *Backend) File(ctx context.Context, repo, rev, p string) (domain.File, e
 	if err != nil {
 		return domain.File{}, err
 	}
-	if err := checkRev(rev); err != nil {
+	if err := gitnames.CheckRev(rev); err != nil {
 		return domain.File{}, err
 	}
-	p, err = cleanPath(p)
+	p, err = gitnames.CleanPath(p)
 	if err != nil {
 		return domain.File{}, err
 	}
@@ -204,7 +184,7 @@ func (b *Backend) Blob(ctx context.Context, repo, sha string) (domain.Blob, erro
 	if err != nil {
 		return domain.Blob{}, err
 	}
-	if !isHex(sha) {
+	if !gitnames.IsHex(sha) {
 		return domain.Blob{}, fmt.Errorf("gitcli: invalid blob name %q: %w", sha, core.ErrInvalid)
 	}
 	var blob domain.Blob
@@ -228,7 +208,7 @@ func (b *Backend) Blob(ctx context.Context, repo, sha string) (domain.Blob, erro
 // resolveCommits resolves revs to commit SHAs with one cat-file session.
 func (b *Backend) resolveCommits(ctx context.Context, gitDir string, revs ...string) ([]string, error) {
 	for _, rev := range revs {
-		if err := checkRev(rev); err != nil {
+		if err := gitnames.CheckRev(rev); err != nil {
 			return nil, err
 		}
 	}

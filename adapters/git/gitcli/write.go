@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -83,10 +84,10 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 	if err != nil {
 		return err
 	}
-	if err := checkFullRef(ref); err != nil {
+	if err := gitnames.CheckFullRef(ref); err != nil {
 		return err
 	}
-	if !isOID(newID) || !isOID(oldID) || (newID == domain.ZeroID && oldID == domain.ZeroID) {
+	if !gitnames.IsOID(newID) || !gitnames.IsOID(oldID) || (newID == domain.ZeroID && oldID == domain.ZeroID) {
 		return fmt.Errorf("gitcli: update %s: invalid object names %q, %q: %w", ref, newID, oldID, core.ErrInvalid)
 	}
 	if newID != domain.ZeroID {
@@ -235,37 +236,21 @@ func (b *Backend) commitTree(ctx context.Context, gitDir, tree string, parents [
 
 func invalid(msg string) error { return core.BadRequest(msg) }
 
-// checkWritePath refuses what git refuses in an index (verify_path, with
-// its NTFS protection on, as by default): ".git" in any spelling git
-// treats as such, and backslashes.
-func checkWritePath(p string) error {
-	if strings.ContainsRune(p, '\\') {
-		return invalid("Invalid path")
-	}
-	for _, seg := range strings.Split(p, "/") {
-		s := strings.ToLower(strings.TrimRight(seg, ". "))
-		if s == ".git" || s == "git~1" {
-			return invalid("Invalid path")
-		}
-	}
-	return nil
-}
-
 // CommitFiles writes one commit applying every action to the branch head.
 func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.CommitFiles) (domain.Commit, error) {
 	gitDir, err := b.open(repo)
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	if err := checkBranch(req.Branch); err != nil {
+	if err := gitnames.CheckBranch(req.Branch); err != nil {
 		return domain.Commit{}, err
 	}
 	if req.StartBranch != "" {
-		if err := checkBranch(req.StartBranch); err != nil {
+		if err := gitnames.CheckBranch(req.StartBranch); err != nil {
 			return domain.Commit{}, err
 		}
 	}
-	if req.ExpectedHead != "" && !isOID(req.ExpectedHead) {
+	if req.ExpectedHead != "" && !gitnames.IsOID(req.ExpectedHead) {
 		return domain.Commit{}, fmt.Errorf("gitcli: expected head %q: %w", req.ExpectedHead, core.ErrInvalid)
 	}
 	if err := checkSignature("author", req.Author); err != nil {
@@ -281,28 +266,28 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 		return domain.Commit{}, invalid("No actions given")
 	}
 	for i, a := range req.Actions {
-		p, err := cleanPath(a.Path)
+		p, err := gitnames.CleanPath(a.Path)
 		if err != nil {
 			return domain.Commit{}, err
 		}
 		if p == "" {
 			return domain.Commit{}, invalid("Invalid path")
 		}
-		if err := checkWritePath(p); err != nil {
+		if err := gitnames.CheckWritePath(p); err != nil {
 			return domain.Commit{}, err
 		}
 		req.Actions[i].Path = p
 		switch a.Action {
 		case domain.FileCreate, domain.FileUpdate, domain.FileDelete:
 		case domain.FileMove:
-			pp, err := cleanPath(a.PreviousPath)
+			pp, err := gitnames.CleanPath(a.PreviousPath)
 			if err != nil {
 				return domain.Commit{}, err
 			}
 			if pp == "" {
 				return domain.Commit{}, invalid("Invalid path")
 			}
-			if err := checkWritePath(pp); err != nil {
+			if err := gitnames.CheckWritePath(pp); err != nil {
 				return domain.Commit{}, err
 			}
 			req.Actions[i].PreviousPath = pp
@@ -462,10 +447,10 @@ func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message str
 	if err != nil {
 		return domain.Tag{}, err
 	}
-	if err := checkTagName(name); err != nil {
+	if err := gitnames.CheckTag(name); err != nil {
 		return domain.Tag{}, err
 	}
-	if err := checkRev(target); err != nil {
+	if err := gitnames.CheckRev(target); err != nil {
 		return domain.Tag{}, err
 	}
 	if message != "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 )
 
@@ -30,13 +31,13 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 		return fmt.Errorf("gogit: archive format %q: %w", format, core.ErrInvalid)
 	}
 	if prefix != "" {
-		p, err := cleanPath(prefix)
+		p, err := gitnames.CleanPath(prefix)
 		if err != nil || p == "" || strings.HasPrefix(p, "-") {
 			return fmt.Errorf("gogit: archive prefix %q: %w", prefix, core.ErrInvalid)
 		}
 		prefix = p + "/"
 	}
-	if err := checkRev(rev); err != nil {
+	if err := gitnames.CheckRev(rev); err != nil {
 		return err
 	}
 	c, err := r.resolveCommit(rev)

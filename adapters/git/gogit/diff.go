@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -272,11 +273,11 @@ func printMode(m string) string {
 
 // diffEnds resolves the two trees of a diff.
 func (r *repoh) diffEnds(from, to string) (string, string, error) {
-	if err := checkRev(to); err != nil {
+	if err := gitnames.CheckRev(to); err != nil {
 		return "", "", err
 	}
 	if from != "" {
-		if err := checkRev(from); err != nil {
+		if err := gitnames.CheckRev(from); err != nil {
 			return "", "", err
 		}
 	}

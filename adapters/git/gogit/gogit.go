@@ -28,6 +28,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"go.uber.org/zap"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -101,7 +102,7 @@ var errMissing = errors.New("object missing")
 
 // read reads the object id (full name).
 func (r *repoh) read(id string) (object, error) {
-	if !isOID(id) {
+	if !gitnames.IsOID(id) {
 		return object{}, fmt.Errorf("object %q: %w", id, core.ErrNotFound)
 	}
 	o, err := r.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(id))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -219,7 +220,7 @@ func (b *Backend) logIDs(ctx context.Context, r *repoh, q domain.LogQuery, paged
 	if q.Skip < 0 || q.Limit < 0 {
 		return nil, nil, fmt.Errorf("gogit: negative skip or limit: %w", core.ErrInvalid)
 	}
-	p, err := cleanPath(q.Path)
+	p, err := gitnames.CleanPath(q.Path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -291,10 +292,10 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	if err := checkSignature("committer", committer); err != nil {
 		return domain.MergeResult{}, err
 	}
-	if err := checkRev(sha); err != nil {
+	if err := gitnames.CheckRev(sha); err != nil {
 		return domain.MergeResult{}, err
 	}
-	if err := checkRev(onto); err != nil {
+	if err := gitnames.CheckRev(onto); err != nil {
 		return domain.MergeResult{}, err
 	}
 	fail := func(err error) (domain.MergeResult, error) {

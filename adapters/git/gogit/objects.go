@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -232,7 +233,7 @@ func encodeTree(entries []treeEntry) ([]byte, error) {
 }
 
 func hexID(id string) ([]byte, error) {
-	if !isOID(id) {
+	if !gitnames.IsOID(id) {
 		return nil, fmt.Errorf("bad object name %q", id)
 	}
 	out := make([]byte, 20)

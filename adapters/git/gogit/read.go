@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -17,7 +18,7 @@ import (
 // resolveObject returns the object rev names (unpeeled): branch, then
 // tag, then a full ref name or HEAD, then an object name.
 func (r *repoh) resolveObject(rev string) (string, error) {
-	if err := checkRev(rev); err != nil {
+	if err := gitnames.CheckRev(rev); err != nil {
 		return "", err
 	}
 	var candidates []string
@@ -38,7 +39,7 @@ func (r *repoh) resolveObject(rev string) (string, error) {
 			return oid, nil
 		}
 	}
-	if isHex(rev) {
+	if gitnames.IsHex(rev) {
 		id, ok, err := r.expand(rev)
 		if err != nil {
 			return "", err
@@ -93,7 +94,7 @@ func (r *repoh) resolveCommit(rev string) (domain.Commit, error) {
 // resolveCommits resolves every rev to a commit SHA.
 func (r *repoh) resolveCommits(revs ...string) ([]string, error) {
 	for _, rev := range revs {
-		if err := checkRev(rev); err != nil {
+		if err := gitnames.CheckRev(rev); err != nil {
 			return nil, err
 		}
 	}
@@ -127,7 +128,7 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 	if err != nil {
 		return err
 	}
-	if err := checkBranch(branch); err != nil {
+	if err := gitnames.CheckBranch(branch); err != nil {
 		return err
 	}
 	ref := domain.BranchPrefix + branch
@@ -184,7 +185,7 @@ func (b *Backend) Commit(ctx context.Context, repo, rev string) (domain.Commit, 
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	if err := checkRev(rev); err != nil {
+	if err := gitnames.CheckRev(rev); err != nil {
 		return domain.Commit{}, err
 	}
 	c, err := r.resolveCommit(rev)
@@ -229,7 +230,7 @@ func (b *Backend) Branch(ctx context.Context, repo, name string) (domain.Branch,
 	if err != nil {
 		return domain.Branch{}, err
 	}
-	if err := checkBranch(name); err != nil {
+	if err := gitnames.CheckBranch(name); err != nil {
 		return domain.Branch{}, err
 	}
 	oid, ok, err := readRef(r.dir, domain.BranchPrefix+name)
@@ -277,7 +278,7 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 	if err != nil {
 		return domain.Tag{}, err
 	}
-	if err := checkTagName(name); err != nil {
+	if err := gitnames.CheckTag(name); err != nil {
 		return domain.Tag{}, err
 	}
 	oid, ok, err := readRef(r.dir, domain.TagPrefix+name)
@@ -363,10 +364,10 @@ func (b *Backend) Tree(ctx context.Context, repo, rev, p string, recursive bool)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRev(rev); err != nil {
+	if err := gitnames.CheckRev(rev); err != nil {
 		return nil, err
 	}
-	if p, err = cleanPath(p); err != nil {
+	if p, err = gitnames.CleanPath(p); err != nil {
 		return nil, err
 	}
 	list := []domain.TreeEntry{}
@@ -430,10 +431,10 @@ func (b *Backend) File(ctx context.Context, repo, rev, p string) (domain.File, e
 	if err != nil {
 		return domain.File{}, err
 	}
-	if err := checkRev(rev); err != nil {
+	if err := gitnames.CheckRev(rev); err != nil {
 		return domain.File{}, err
 	}
-	if p, err = cleanPath(p); err != nil {
+	if p, err = gitnames.CleanPath(p); err != nil {
 		return domain.File{}, err
 	}
 	if p == "" {
@@ -478,7 +479,7 @@ func (b *Backend) Blob(ctx context.Context, repo, sha string) (domain.Blob, erro
 	if err != nil {
 		return domain.Blob{}, err
 	}
-	if !isHex(sha) {
+	if !gitnames.IsHex(sha) {
 		return domain.Blob{}, fmt.Errorf("gogit: invalid blob name %q: %w", sha, core.ErrInvalid)
 	}
 	id, ok, err := r.expand(sha)

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -28,13 +29,13 @@ func readRef(gitDir, ref string) (oid string, ok bool, err error) {
 		case err == nil:
 			s := strings.TrimSpace(string(data))
 			if target, sym := strings.CutPrefix(s, "ref: "); sym {
-				if checkFullRef(target) != nil && target != "HEAD" {
+				if gitnames.CheckFullRef(target) != nil && target != "HEAD" {
 					return "", false, nil
 				}
 				ref = target
 				continue
 			}
-			if !isOID(s) {
+			if !gitnames.IsOID(s) {
 				return "", false, fmt.Errorf("ref %s holds %q", ref, s)
 			}
 			return s, true, nil
@@ -145,7 +146,7 @@ func listRefs(gitDir, prefix string) ([]refPair, error) {
 			return err
 		}
 		name := filepath.ToSlash(rel)
-		if checkFullRef(name) != nil {
+		if gitnames.CheckFullRef(name) != nil {
 			return nil
 		}
 		oid, ok, err := readRef(gitDir, name)

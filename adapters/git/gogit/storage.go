@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -34,7 +35,7 @@ func (b *Backend) Create(ctx context.Context, repo, defaultBranch string) error 
 	if defaultBranch == "" {
 		defaultBranch = "master"
 	}
-	if err := checkBranch(defaultBranch); err != nil {
+	if err := gitnames.CheckBranch(defaultBranch); err != nil {
 		return err
 	}
 	err = b.build(ctx, final, func(tmp string) error {
@@ -266,7 +267,7 @@ func (b *Backend) Stats(ctx context.Context, repo, ref string) (int64, int, erro
 	}
 	rev := "HEAD"
 	if ref != "" {
-		if err := checkBranch(ref); err != nil {
+		if err := gitnames.CheckBranch(ref); err != nil {
 			return 0, 0, err
 		}
 		rev = domain.BranchPrefix + ref

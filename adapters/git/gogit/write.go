@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -34,10 +36,10 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 	if err != nil {
 		return err
 	}
-	if err := checkFullRef(ref); err != nil {
+	if err := gitnames.CheckFullRef(ref); err != nil {
 		return err
 	}
-	if !isOID(newID) || !isOID(oldID) || (newID == domain.ZeroID && oldID == domain.ZeroID) {
+	if !gitnames.IsOID(newID) || !gitnames.IsOID(oldID) || (newID == domain.ZeroID && oldID == domain.ZeroID) {
 		return fmt.Errorf("gogit: update %s: invalid object names %q, %q: %w", ref, newID, oldID, core.ErrInvalid)
 	}
 	if newID != domain.ZeroID {
@@ -179,8 +181,16 @@ func (r *repoh) writeTree(t *flatTree) (string, error) {
 }
 
 // commitTree writes a commit object.
+// Like git commit-tree, a parent given twice is kept once (a merge of a
+// commit with itself has one parent), so both backends write the same object.
 func (r *repoh) commitTree(tree string, parents []string, msg string, author, committer domain.Signature) (string, error) {
-	return r.write("commit", encodeCommit(tree, parents, author, committer, msg))
+	unique := make([]string, 0, len(parents))
+	for _, p := range parents {
+		if !slices.Contains(unique, p) {
+			unique = append(unique, p)
+		}
+	}
+	return r.write("commit", encodeCommit(tree, unique, author, committer, msg))
 }
 
 // CommitFiles writes one commit applying every action to the branch head.
@@ -189,15 +199,15 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	if err := checkBranch(req.Branch); err != nil {
+	if err := gitnames.CheckBranch(req.Branch); err != nil {
 		return domain.Commit{}, err
 	}
 	if req.StartBranch != "" {
-		if err := checkBranch(req.StartBranch); err != nil {
+		if err := gitnames.CheckBranch(req.StartBranch); err != nil {
 			return domain.Commit{}, err
 		}
 	}
-	if req.ExpectedHead != "" && !isOID(req.ExpectedHead) {
+	if req.ExpectedHead != "" && !gitnames.IsOID(req.ExpectedHead) {
 		return domain.Commit{}, fmt.Errorf("gogit: expected head %q: %w", req.ExpectedHead, core.ErrInvalid)
 	}
 	if err := checkSignature("author", req.Author); err != nil {
@@ -214,28 +224,28 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	}
 	actions := append([]domain.FileAction(nil), req.Actions...)
 	for i, a := range actions {
-		p, err := cleanPath(a.Path)
+		p, err := gitnames.CleanPath(a.Path)
 		if err != nil {
 			return domain.Commit{}, err
 		}
 		if p == "" {
 			return domain.Commit{}, core.BadRequest("Invalid path")
 		}
-		if err := checkWritePath(p); err != nil {
+		if err := gitnames.CheckWritePath(p); err != nil {
 			return domain.Commit{}, err
 		}
 		actions[i].Path = p
 		switch a.Action {
 		case domain.FileCreate, domain.FileUpdate, domain.FileDelete:
 		case domain.FileMove:
-			pp, err := cleanPath(a.PreviousPath)
+			pp, err := gitnames.CleanPath(a.PreviousPath)
 			if err != nil {
 				return domain.Commit{}, err
 			}
 			if pp == "" {
 				return domain.Commit{}, core.BadRequest("Invalid path")
 			}
-			if err := checkWritePath(pp); err != nil {
+			if err := gitnames.CheckWritePath(pp); err != nil {
 				return domain.Commit{}, err
 			}
 			actions[i].PreviousPath = pp
@@ -386,10 +396,10 @@ func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message str
 	if err != nil {
 		return domain.Tag{}, err
 	}
-	if err := checkTagName(name); err != nil {
+	if err := gitnames.CheckTag(name); err != nil {
 		return domain.Tag{}, err
 	}
-	if err := checkRev(target); err != nil {
+	if err := gitnames.CheckRev(target); err != nil {
 		return domain.Tag{}, err
 	}
 	if message != "" {
