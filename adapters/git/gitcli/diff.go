@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -48,7 +49,7 @@ func (b *Backend) diffEnds(ctx context.Context, gitDir, from, to string) (string
 		case len(tc.ParentIDs) > 0:
 			a = tc.ParentIDs[0]
 		default:
-			a = emptyTree
+			a = gitobject.EmptyTree
 		}
 		return nil
 	})

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -112,7 +113,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 		return domain.MergeResult{}, err
 	}
 	var pick, target domain.Commit
-	baseTree := emptyTree
+	baseTree := gitobject.EmptyTree
 	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
 		if pick, err = b.resolveCommit(c, gitDir, sha); err != nil {
 			return err
@@ -138,7 +139,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	fail := func(err error) (domain.MergeResult, error) {
 		return domain.MergeResult{}, fmt.Errorf("gitcli: cherry-pick in %s: %w", repo, err)
 	}
-	if baseTree == emptyTree {
+	if baseTree == gitobject.EmptyTree {
 		// Make sure the empty tree exists as an object for commit-tree.
 		if _, err := b.writeTree(ctx, gitDir, newFlatTree()); err != nil {
 			return fail(err)

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -154,7 +155,7 @@ func peel(c *catFile, oid string) (object, error) {
 		if o.Type != "tag" {
 			return o, nil
 		}
-		t, err := parseTag(o.ID, o.Data)
+		t, err := gitobject.ParseTag(o.ID, o.Data)
 		if err != nil {
 			return object{}, err
 		}
@@ -177,7 +178,7 @@ func (b *Backend) resolveCommit(c *catFile, gitDir, rev string) (domain.Commit, 
 	if o.Type != "commit" {
 		return domain.Commit{}, fmt.Errorf("gitcli: revision %q is a %s: %w", rev, o.Type, core.ErrNotFound)
 	}
-	return parseCommit(o.ID, o.Data)
+	return gitobject.ParseCommit(o.ID, o.Data)
 }
 
 // readCommit reads the commit oid.
@@ -189,7 +190,7 @@ func readCommit(c *catFile, oid string) (domain.Commit, error) {
 	if o.Type != "commit" {
 		return domain.Commit{}, fmt.Errorf("object %s is a %s: %w", oid, o.Type, errNotCommit)
 	}
-	return parseCommit(o.ID, o.Data)
+	return gitobject.ParseCommit(o.ID, o.Data)
 }
 
 // DefaultBranch is the branch HEAD names.
@@ -339,7 +340,7 @@ func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, e
 	for _, r := range recs {
 		br := domain.Branch{Name: strings.TrimPrefix(r.name, domain.BranchPrefix)}
 		if r.obj.Type == "commit" {
-			if br.Commit, err = parseCommit(r.obj.ID, r.obj.Data); err != nil {
+			if br.Commit, err = gitobject.ParseCommit(r.obj.ID, r.obj.Data); err != nil {
 				return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
 			}
 		} else {
@@ -439,7 +440,7 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 func makeTag(c *catFile, name string, o object) (domain.Tag, error) {
 	tag := domain.Tag{Name: name, TargetID: o.ID, Commit: domain.Commit{ParentIDs: []string{}}}
 	if o.Type == "tag" {
-		t, err := parseTag(o.ID, o.Data)
+		t, err := gitobject.ParseTag(o.ID, o.Data)
 		if err != nil {
 			return domain.Tag{}, err
 		}
@@ -454,7 +455,7 @@ func makeTag(c *catFile, name string, o object) (domain.Tag, error) {
 		}
 	}
 	if o.Type == "commit" {
-		commit, err := parseCommit(o.ID, o.Data)
+		commit, err := gitobject.ParseCommit(o.ID, o.Data)
 		if err != nil {
 			return domain.Tag{}, err
 		}

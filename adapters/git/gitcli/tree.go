@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // readTree reads the tree object id.
-func readTree(c *catFile, id string) ([]treeEntry, error) {
+func readTree(c *catFile, id string) ([]gitobject.TreeEntry, error) {
 	o, err := c.contents(id)
 	if err != nil {
 		return nil, err
@@ -21,18 +22,18 @@ func readTree(c *catFile, id string) ([]treeEntry, error) {
 	if o.Type != "tree" {
 		return nil, fmt.Errorf("object %s is a %s, not a tree", id, o.Type)
 	}
-	return parseTree(o.ID, o.Data)
+	return gitobject.ParseTree(o.ID, o.Data)
 }
 
 // lookupPath finds the entry at p (not "") under the tree root; ok is false
 // when a component is missing or not a directory.
-func lookupPath(c *catFile, root, p string) (e treeEntry, ok bool, err error) {
+func lookupPath(c *catFile, root, p string) (e gitobject.TreeEntry, ok bool, err error) {
 	tree := root
 	segs := strings.Split(p, "/")
 	for i, seg := range segs {
 		entries, err := readTree(c, tree)
 		if err != nil {
-			return treeEntry{}, false, err
+			return gitobject.TreeEntry{}, false, err
 		}
 		found := false
 		for _, ent := range entries {
@@ -42,11 +43,11 @@ func lookupPath(c *catFile, root, p string) (e treeEntry, ok bool, err error) {
 			}
 		}
 		if !found {
-			return treeEntry{}, false, nil
+			return gitobject.TreeEntry{}, false, nil
 		}
 		if i < len(segs)-1 {
-			if !e.isDir() {
-				return treeEntry{}, false, nil
+			if !e.IsDir() {
+				return gitobject.TreeEntry{}, false, nil
 			}
 			tree = e.ID
 		}
@@ -56,9 +57,9 @@ func lookupPath(c *catFile, root, p string) (e treeEntry, ok bool, err error) {
 
 // sortEntries puts directories first, then everything else, each group by
 // name in byte order.
-func sortEntries(entries []treeEntry) {
+func sortEntries(entries []gitobject.TreeEntry) {
 	sort.SliceStable(entries, func(i, j int) bool {
-		di, dj := entries[i].isDir(), entries[j].isDir()
+		di, dj := entries[i].IsDir(), entries[j].IsDir()
 		if di != dj {
 			return di
 		}
@@ -91,7 +92,7 @@ func (b *Backend) Tree(ctx context.Context, repo, rev, p string, recursive bool)
 			if err != nil {
 				return err
 			}
-			if !ok || !e.isDir() {
+			if !ok || !e.IsDir() {
 				return fmt.Errorf("path %q: %w", p, core.ErrNotFound)
 			}
 			tree = e.ID
@@ -111,8 +112,8 @@ func (b *Backend) Tree(ctx context.Context, repo, rev, p string, recursive bool)
 				if dir != "" {
 					full = dir + "/" + e.Name
 				}
-				list = append(list, domain.TreeEntry{ID: e.ID, Name: e.Name, Path: full, Type: e.typ(), Mode: e.mode()})
-				if recursive && e.isDir() {
+				list = append(list, domain.TreeEntry{ID: e.ID, Name: e.Name, Path: full, Type: e.Type(), Mode: e.PrintedMode()})
+				if recursive && e.IsDir() {
 					if err := walk(e.ID, full); err != nil {
 						return err
 					}
@@ -154,7 +155,7 @@ func (b *Backend) File(ctx context.Context, repo, rev, p string) (domain.File, e
 		if err != nil {
 			return err
 		}
-		if !ok || e.typ() != "blob" {
+		if !ok || e.Type() != "blob" {
 			return fmt.Errorf("path %q: %w", p, core.ErrNotFound)
 		}
 		o, err := c.contents(e.ID)
@@ -162,7 +163,7 @@ func (b *Backend) File(ctx context.Context, repo, rev, p string) (domain.File, e
 			return err
 		}
 		f = domain.File{
-			Path: p, Name: path.Base(p), BlobID: e.ID, Mode: e.mode(),
+			Path: p, Name: path.Base(p), BlobID: e.ID, Mode: e.PrintedMode(),
 			Size: o.Size, Content: o.Data, CommitID: commit.ID,
 		}
 		return nil

@@ -10,12 +10,10 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
-
-// emptyTree is the object name of the tree with no entries.
-const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 // GitLab's messages for file actions (Gitlab::Git::Index, 9.x).
 const (
@@ -40,7 +38,7 @@ func identEnv(kind string, s domain.Signature) []string {
 	return []string{
 		"GIT_" + kind + "_NAME=" + s.Name,
 		"GIT_" + kind + "_EMAIL=" + s.Email,
-		"GIT_" + kind + "_DATE=@" + formatDate(s.When),
+		"GIT_" + kind + "_DATE=@" + gitobject.FormatDate(s.When),
 	}
 }
 
@@ -477,7 +475,7 @@ func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message str
 			message += "\n"
 		}
 		obj := fmt.Sprintf("object %s\ntype commit\ntag %s\ntagger %s <%s> %s\n\n%s",
-			id, name, tagger.Name, tagger.Email, formatDate(tagger.When), message)
+			id, name, tagger.Name, tagger.Email, gitobject.FormatDate(tagger.When), message)
 		out, err := b.runInOpts(ctx, gitDir, runOpts{stdin: strings.NewReader(obj)}, "mktag")
 		if err != nil {
 			return domain.Tag{}, fmt.Errorf("gitcli: create tag %s: %w", name, err)

@@ -66,7 +66,7 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 		for _, e := range entries {
 			p := dir + e.Name
 			switch {
-			case e.isDir():
+			case e.IsDir():
 				items = append(items, item{path: p + "/", mode: "40000"})
 				if err := walk(e.ID, p+"/"); err != nil {
 					return err

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -51,11 +52,11 @@ func (r *repoh) diffTrees(ctx context.Context, a, b string) ([]fileChange, error
 		if err != nil {
 			return err
 		}
-		ma := map[string]treeEntry{}
+		ma := map[string]gitobject.TreeEntry{}
 		for _, e := range ea {
 			ma[e.Name] = e
 		}
-		mb := map[string]treeEntry{}
+		mb := map[string]gitobject.TreeEntry{}
 		for _, e := range eb {
 			mb[e.Name] = e
 		}
@@ -63,34 +64,34 @@ func (r *repoh) diffTrees(ctx context.Context, a, b string) ([]fileChange, error
 			full := dir + x.Name
 			y, ok := mb[x.Name]
 			switch {
-			case !ok || x.isDir() != y.isDir():
-				if x.isDir() {
+			case !ok || x.IsDir() != y.IsDir():
+				if x.IsDir() {
 					if err := addAll(x.ID, full+"/", true); err != nil {
 						return err
 					}
 				} else {
-					out = append(out, fileChange{oldPath: full, newPath: full, oldMode: x.mode(), oldID: x.ID})
+					out = append(out, fileChange{oldPath: full, newPath: full, oldMode: x.PrintedMode(), oldID: x.ID})
 				}
-			case x.isDir():
+			case x.IsDir():
 				if err := walk(x.ID, y.ID, full+"/"); err != nil {
 					return err
 				}
-			case x.ID != y.ID || x.mode() != y.mode():
-				out = append(out, fileChange{oldPath: full, newPath: full, oldMode: x.mode(), newMode: y.mode(), oldID: x.ID, newID: y.ID})
+			case x.ID != y.ID || x.PrintedMode() != y.PrintedMode():
+				out = append(out, fileChange{oldPath: full, newPath: full, oldMode: x.PrintedMode(), newMode: y.PrintedMode(), oldID: x.ID, newID: y.ID})
 			}
 		}
 		for _, y := range eb {
 			full := dir + y.Name
 			x, ok := ma[y.Name]
-			if ok && x.isDir() == y.isDir() {
+			if ok && x.IsDir() == y.IsDir() {
 				continue
 			}
-			if y.isDir() {
+			if y.IsDir() {
 				if err := addAll(y.ID, full+"/", false); err != nil {
 					return err
 				}
 			} else {
-				out = append(out, fileChange{oldPath: full, newPath: full, newMode: y.mode(), newID: y.ID})
+				out = append(out, fileChange{oldPath: full, newPath: full, newMode: y.PrintedMode(), newID: y.ID})
 			}
 		}
 		return nil
@@ -299,7 +300,7 @@ func (r *repoh) diffEnds(from, to string) (string, string, error) {
 		}
 		return pc.TreeID, tc.TreeID, nil
 	default:
-		return emptyTree, tc.TreeID, nil
+		return gitobject.EmptyTree, tc.TreeID, nil
 	}
 }
 

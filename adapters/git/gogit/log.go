@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -101,7 +102,7 @@ func (w *walker) reachable(ids []string) (map[string]bool, error) {
 
 // entryAt is the tree entry at w.path of tree ("" when missing).
 func (w *walker) entryAt(tree string) (string, error) {
-	if tree == emptyTree {
+	if tree == gitobject.EmptyTree {
 		return "", nil
 	}
 	e, ok, err := w.r.lookupPath(tree, w.path)

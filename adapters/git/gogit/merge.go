@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -312,7 +313,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	if len(pick.ParentIDs) > 1 {
 		return fail(core.BadRequest("Sorry, we cannot cherry-pick a merge commit"))
 	}
-	baseTree := emptyTree
+	baseTree := gitobject.EmptyTree
 	if len(pick.ParentIDs) == 1 {
 		parent, err := r.readCommit(pick.ParentIDs[0])
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -61,7 +62,7 @@ func (r *repoh) peel(oid string) (object, error) {
 		if o.Type != "tag" {
 			return o, nil
 		}
-		t, err := parseTag(o.ID, o.Data)
+		t, err := gitobject.ParseTag(o.ID, o.Data)
 		if err != nil {
 			return object{}, err
 		}
@@ -79,7 +80,7 @@ func (r *repoh) peelCommit(oid string) (domain.Commit, error) {
 	if o.Type != "commit" {
 		return domain.Commit{}, fmt.Errorf("gogit: %s is a %s: %w", oid, o.Type, core.ErrNotFound)
 	}
-	return parseCommit(o.ID, o.Data)
+	return gitobject.ParseCommit(o.ID, o.Data)
 }
 
 // resolveCommit returns the commit rev names (tags peeled).
@@ -213,7 +214,7 @@ func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, e
 			return nil, fmt.Errorf("gogit: branches of %s: %w", repo, err)
 		}
 		if o.Type == "commit" {
-			if br.Commit, err = parseCommit(o.ID, o.Data); err != nil {
+			if br.Commit, err = gitobject.ParseCommit(o.ID, o.Data); err != nil {
 				return nil, fmt.Errorf("gogit: branches of %s: %w", repo, err)
 			}
 		} else {
@@ -303,7 +304,7 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 func (r *repoh) makeTag(name string, o object) (domain.Tag, error) {
 	tag := domain.Tag{Name: name, TargetID: o.ID, Commit: domain.Commit{ParentIDs: []string{}}}
 	if o.Type == "tag" {
-		t, err := parseTag(o.ID, o.Data)
+		t, err := gitobject.ParseTag(o.ID, o.Data)
 		if err != nil {
 			return domain.Tag{}, err
 		}
@@ -318,7 +319,7 @@ func (r *repoh) makeTag(name string, o object) (domain.Tag, error) {
 		}
 	}
 	if o.Type == "commit" {
-		c, err := parseCommit(o.ID, o.Data)
+		c, err := gitobject.ParseCommit(o.ID, o.Data)
 		if err != nil {
 			return domain.Tag{}, err
 		}
@@ -328,14 +329,14 @@ func (r *repoh) makeTag(name string, o object) (domain.Tag, error) {
 }
 
 // lookupPath finds the entry at p (not "") under the tree root.
-func (r *repoh) lookupPath(root, p string) (treeEntry, bool, error) {
+func (r *repoh) lookupPath(root, p string) (gitobject.TreeEntry, bool, error) {
 	tree := root
 	segs := strings.Split(p, "/")
-	var e treeEntry
+	var e gitobject.TreeEntry
 	for i, seg := range segs {
 		entries, err := r.readTree(tree)
 		if err != nil {
-			return treeEntry{}, false, err
+			return gitobject.TreeEntry{}, false, err
 		}
 		found := false
 		for _, ent := range entries {
@@ -345,11 +346,11 @@ func (r *repoh) lookupPath(root, p string) (treeEntry, bool, error) {
 			}
 		}
 		if !found {
-			return treeEntry{}, false, nil
+			return gitobject.TreeEntry{}, false, nil
 		}
 		if i < len(segs)-1 {
-			if !e.isDir() {
-				return treeEntry{}, false, nil
+			if !e.IsDir() {
+				return gitobject.TreeEntry{}, false, nil
 			}
 			tree = e.ID
 		}
@@ -382,7 +383,7 @@ func (b *Backend) Tree(ctx context.Context, repo, rev, p string, recursive bool)
 			if err != nil {
 				return err
 			}
-			if !ok || !e.isDir() {
+			if !ok || !e.IsDir() {
 				return fmt.Errorf("path %q: %w", p, core.ErrNotFound)
 			}
 			tree = e.ID
@@ -397,7 +398,7 @@ func (b *Backend) Tree(ctx context.Context, repo, rev, p string, recursive bool)
 				return err
 			}
 			sort.SliceStable(entries, func(i, j int) bool {
-				di, dj := entries[i].isDir(), entries[j].isDir()
+				di, dj := entries[i].IsDir(), entries[j].IsDir()
 				if di != dj {
 					return di
 				}
@@ -408,8 +409,8 @@ func (b *Backend) Tree(ctx context.Context, repo, rev, p string, recursive bool)
 				if dir != "" {
 					full = dir + "/" + e.Name
 				}
-				list = append(list, domain.TreeEntry{ID: e.ID, Name: e.Name, Path: full, Type: e.typ(), Mode: e.mode()})
-				if recursive && e.isDir() {
+				list = append(list, domain.TreeEntry{ID: e.ID, Name: e.Name, Path: full, Type: e.Type(), Mode: e.PrintedMode()})
+				if recursive && e.IsDir() {
 					if err := walk(e.ID, full); err != nil {
 						return err
 					}
@@ -451,7 +452,7 @@ func (b *Backend) File(ctx context.Context, repo, rev, p string) (domain.File, e
 	if err != nil {
 		return fail(err)
 	}
-	if !ok || e.typ() != "blob" {
+	if !ok || e.Type() != "blob" {
 		return fail(fmt.Errorf("path %q: %w", p, core.ErrNotFound))
 	}
 	o, err := r.read(e.ID)
@@ -459,7 +460,7 @@ func (b *Backend) File(ctx context.Context, repo, rev, p string) (domain.File, e
 		return fail(err)
 	}
 	f := domain.File{
-		Path: p, Name: path.Base(p), BlobID: e.ID, Mode: e.mode(),
+		Path: p, Name: path.Base(p), BlobID: e.ID, Mode: e.PrintedMode(),
 		Size: int64(len(o.Data)), Content: o.Data, CommitID: commit.ID,
 	}
 	w := &walker{r: r, ctx: ctx, path: p}

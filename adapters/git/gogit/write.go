@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -122,13 +123,13 @@ func (r *repoh) loadTree(tree string) (*flatTree, error) {
 			if dir != "" {
 				p = dir + "/" + e.Name
 			}
-			if e.isDir() {
+			if e.IsDir() {
 				if err := walk(e.ID, p); err != nil {
 					return err
 				}
 				continue
 			}
-			t.add(p, indexEntry{mode: e.mode(), id: e.ID})
+			t.add(p, indexEntry{mode: e.PrintedMode(), id: e.ID})
 		}
 		return nil
 	}
@@ -138,7 +139,7 @@ func (r *repoh) loadTree(tree string) (*flatTree, error) {
 // writeTree writes t as nested tree objects, as git write-tree does.
 func (r *repoh) writeTree(t *flatTree) (string, error) {
 	type dirNode struct {
-		files   []treeEntry
+		files   []gitobject.TreeEntry
 		subdirs map[string]*dirNode
 	}
 	root := &dirNode{subdirs: map[string]*dirNode{}}
@@ -159,19 +160,19 @@ func (r *repoh) writeTree(t *flatTree) (string, error) {
 			n = c
 		}
 		e := t.files[p]
-		n.files = append(n.files, treeEntry{Mode: e.mode, Name: segs[len(segs)-1], ID: e.id})
+		n.files = append(n.files, gitobject.TreeEntry{Mode: e.mode, Name: segs[len(segs)-1], ID: e.id})
 	}
 	var write func(n *dirNode) (string, error)
 	write = func(n *dirNode) (string, error) {
-		entries := append([]treeEntry(nil), n.files...)
+		entries := append([]gitobject.TreeEntry(nil), n.files...)
 		for name, c := range n.subdirs {
 			id, err := write(c)
 			if err != nil {
 				return "", err
 			}
-			entries = append(entries, treeEntry{Mode: "40000", Name: name, ID: id})
+			entries = append(entries, gitobject.TreeEntry{Mode: "40000", Name: name, ID: id})
 		}
-		data, err := encodeTree(entries)
+		data, err := gitobject.EncodeTree(entries)
 		if err != nil {
 			return "", err
 		}
@@ -190,7 +191,7 @@ func (r *repoh) commitTree(tree string, parents []string, msg string, author, co
 			unique = append(unique, p)
 		}
 	}
-	return r.write("commit", encodeCommit(tree, unique, author, committer, msg))
+	return r.write("commit", gitobject.EncodeCommit(tree, unique, author, committer, msg))
 }
 
 // CommitFiles writes one commit applying every action to the branch head.
@@ -426,7 +427,7 @@ func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message str
 			message += "\n"
 		}
 		obj := fmt.Sprintf("object %s\ntype commit\ntag %s\ntagger %s <%s> %s\n\n%s",
-			id, name, tagger.Name, tagger.Email, formatDate(tagger.When), message)
+			id, name, tagger.Name, tagger.Email, gitobject.FormatDate(tagger.When), message)
 		if id, err = r.write("tag", []byte(obj)); err != nil {
 			return domain.Tag{}, fmt.Errorf("gogit: create tag %s: %w", name, err)
 		}
