@@ -111,7 +111,7 @@ func TestBranchList(t *testing.T) {
 	}
 
 	// An empty repository has no branches.
-	empty := s.project("blist-empty", "private")
+	empty := s.projectID("blist-empty", "private")
 	s.expect(200, `[]`, "GET", branchesPath(empty, ""), s.RootToken, nil)
 }
 

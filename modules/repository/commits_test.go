@@ -16,7 +16,7 @@ import (
 func TestD2CommitsCreateListGet(t *testing.T) {
 	t.Parallel()
 	s := newD2(t)
-	pid := s.project("commit-list", "private")
+	pid := s.projectID("commit-list", "private")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
 
 	first := s.commit(s.RootToken, pid, d2Body("master", "first\n\nbody text",
@@ -44,7 +44,7 @@ func TestD2CommitsCreateListGet(t *testing.T) {
 		t.Fatalf("second commit: %d %s", resp.StatusCode, data)
 	}
 	var second d2Commit
-	decodeD2(t, data, &second)
+	decode(t, data, &second)
 	if len(second.ParentIDs) != 1 || second.ParentIDs[0] != first.ID || second.Stats.Additions != 2 || second.Stats.Deletions != 1 {
 		t.Fatalf("second commit: %+v %+v", second, second.Stats)
 	}
@@ -136,7 +136,7 @@ func TestD2CommitsCreateListGet(t *testing.T) {
 func TestD2EmptyProject(t *testing.T) {
 	t.Parallel()
 	s := newD2(t)
-	pid := s.project("empty", "private")
+	pid := s.projectID("empty", "private")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
 	var list []d2Commit
 	s.JSON(t, "GET", base, s.RootToken, nil, 200, &list)
@@ -161,7 +161,7 @@ func TestD2EmptyProject(t *testing.T) {
 func TestD2CommitCreateErrors(t *testing.T) {
 	t.Parallel()
 	s := newD2(t)
-	pid := s.project("errors", "private")
+	pid := s.projectID("errors", "private")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
 	s.commit(s.RootToken, pid, d2Body("master", "init", d2Action{"action": "create", "file_path": "a.txt", "content": "a"}))
 	head := s.git(pid, "rev-parse", "master")
@@ -231,7 +231,7 @@ func TestD2CommitCreateErrors(t *testing.T) {
 func TestD2CherryPick(t *testing.T) {
 	t.Parallel()
 	s := newD2(t)
-	pid := s.project("picks", "private")
+	pid := s.projectID("picks", "private")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
 	s.commit(s.RootToken, pid, d2Body("master", "init", d2Action{"action": "create", "file_path": "a.txt", "content": "1\n2\n3\n"}))
 	pick := s.commit(s.RootToken, pid, map[string]any{"branch": "feature", "start_branch": "master", "commit_message": "add b\n\ndetails",
@@ -243,7 +243,7 @@ func TestD2CherryPick(t *testing.T) {
 
 	var got d2Commit
 	data := s.expect(201, "", "POST", base+"/"+pick.ID+"/cherry_pick", s.RootToken, url.Values{"branch": {"master"}})
-	decodeD2(t, data, &got)
+	decode(t, data, &got)
 	if got.ID == pick.ID || got.Message != pick.Message || got.AuthorName != "Bob" || len(got.ParentIDs) != 1 || got.ParentIDs[0] != masterHead {
 		t.Fatalf("cherry-picked commit: %+v", got)
 	}
@@ -278,7 +278,7 @@ func TestD2CherryPick(t *testing.T) {
 func TestD2CommitDiff(t *testing.T) {
 	t.Parallel()
 	s := newD2(t)
-	pid := s.project("diffs", "public")
+	pid := s.projectID("diffs", "public")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
 	s.commit(s.RootToken, pid, d2Body("master", "init",
 		d2Action{"action": "create", "file_path": "a.txt", "content": "1\n2\n3\n"},
@@ -334,7 +334,7 @@ func TestD2CommitDiff(t *testing.T) {
 func TestD2CommitComments(t *testing.T) {
 	t.Parallel()
 	s := newD2(t)
-	pid := s.project("comments", "internal")
+	pid := s.projectID("comments", "internal")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
 	s.commit(s.RootToken, pid, d2Body("master", "init", d2Action{"action": "create", "file_path": "a.txt", "content": "1\n2\n3\n4\n"}))
 	c := s.commit(s.RootToken, pid, d2Body("master", "change", d2Action{"action": "update", "file_path": "a.txt", "content": "1\ntwo\n3\n4\nfive\n"}))

@@ -2,86 +2,17 @@ package repository_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"go.uber.org/fx"
-
-	"github.com/hearth-forge/hearth/app"
 	"github.com/hearth-forge/hearth/app/apptest"
-	"github.com/hearth-forge/hearth/core/domain"
-	"github.com/hearth-forge/hearth/core/ports"
-	"github.com/hearth-forge/hearth/modules/repository"
 )
-
-// gitServer is a running Hearth seen by the git HTTP tests, with the push
-// events it published and its protected branch store.
-type gitServer struct {
-	*apptest.Server
-	t         *testing.T
-	protected ports.ProtectedBranchStore
-	pushes    *pushLog
-}
-
-// pushLog records the PushEvents published on the bus.
-type pushLog struct {
-	mu     sync.Mutex
-	events []domain.PushEvent
-}
-
-func (l *pushLog) add(ev domain.PushEvent) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, ev)
-}
-
-// of returns the events of one project and ref, oldest first.
-func (l *pushLog) of(projectID int64, ref string) []domain.PushEvent {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []domain.PushEvent
-	for _, ev := range l.events {
-		if ev.ProjectID == projectID && ev.Ref == ref {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
-// newGitServer starts the real app. Until the app lists the repository
-// module (and with it the repository stores), the test adds the module and
-// in-memory stores itself.
-func newGitServer(t *testing.T, opts ...apptest.Option) *gitServer {
-	t.Helper()
-	g := &gitServer{t: t, pushes: &pushLog{}}
-	if !strings.Contains(fmt.Sprint(app.Modules()), "modules/repository.") {
-		opts = append(opts, apptest.With(repository.Module, fx.Provide(
-			func() ports.ProtectedBranchStore { return &memProtected{} },
-			func() ports.ReleaseStore { return nil },
-			func() ports.CommitCommentStore { return nil },
-		)))
-	}
-	opts = append(opts, apptest.With(
-		fx.Populate(&g.protected),
-		fx.Invoke(func(bus ports.EventBus) {
-			bus.Subscribe(domain.PushEvent{}.EventName(), func(_ context.Context, ev domain.BusEvent) error {
-				g.pushes.add(ev.(domain.PushEvent))
-				return nil
-			})
-		}),
-	))
-	g.Server = apptest.New(t, opts...)
-	return g
-}
 
 // hasRoute reports whether the server registered method and pattern.
 func (g *gitServer) hasRoute(method, pattern string) bool {
@@ -93,21 +24,12 @@ func (g *gitServer) hasRoute(method, pattern string) bool {
 	return false
 }
 
-// user creates a user with password "secret-<name>-pw" and returns its ID
-// and an api personal token.
-func (g *gitServer) user(name string) (int64, string) {
-	g.t.Helper()
-	var u struct{ ID int64 }
-	g.JSON(g.t, "POST", "/users", g.RootToken, url.Values{"username": {name}, "email": {name + "@example.com"},
-		"name": {name}, "password": {password(name)}, "skip_confirmation": {"true"}}, 201, &u)
-	_, secret, err := g.Users.CreatePersonalToken(context.Background(), nil, u.ID, "git", []string{"api"}, nil)
-	if err != nil {
-		g.t.Fatalf("token of %s: %v", name, err)
-	}
-	return u.ID, secret
-}
+// gitServer is a running Hearth for the git HTTP tests.
+type gitServer struct{ *repoServer }
 
-func password(name string) string { return "secret-" + name + "-pw" }
+func newGitServer(t *testing.T, opts ...apptest.Option) *gitServer {
+	return &gitServer{newRepoServer(t, opts...)}
+}
 
 type project struct {
 	ID                int64
@@ -124,22 +46,6 @@ func (g *gitServer) project(name, visibility string, namespaceID int64) project 
 	var p project
 	g.JSON(g.t, "POST", "/projects", g.RootToken, form, 201, &p)
 	return p
-}
-
-// member adds a user to a project with level.
-func (g *gitServer) member(projectID, userID int64, level domain.AccessLevel) {
-	g.t.Helper()
-	g.JSON(g.t, "POST", fmt.Sprintf("/projects/%d/members", projectID), g.RootToken,
-		url.Values{"user_id": {fmt.Sprint(userID)}, "access_level": {fmt.Sprint(int(level))}}, 201, nil)
-}
-
-// protect protects a branch of a project.
-func (g *gitServer) protect(projectID int64, name string, developersCanPush bool) {
-	g.t.Helper()
-	_, err := g.protected.Protect(context.Background(), domain.ProtectedBranch{ProjectID: projectID, Name: name, DevelopersCanPush: developersCanPush})
-	if err != nil {
-		g.t.Fatalf("protect %s: %v", name, err)
-	}
 }
 
 // remote is the git URL of a project with credentials (none when user is "").
@@ -236,62 +142,4 @@ func (g gitCLI) commit(dir, file, content string) string {
 	g.run(dir, "add", "--", file)
 	g.run(dir, "commit", "-q", "-m", "change "+file)
 	return g.run(dir, "rev-parse", "HEAD")
-}
-
-// memProtected is an in-memory ProtectedBranchStore, used only until the
-// app provides the real one.
-type memProtected struct {
-	mu    sync.Mutex
-	rules []domain.ProtectedBranch
-}
-
-func (m *memProtected) Protect(_ context.Context, b domain.ProtectedBranch) (domain.ProtectedBranch, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := range m.rules {
-		if m.rules[i].ProjectID == b.ProjectID && m.rules[i].Name == b.Name {
-			b.ID = m.rules[i].ID
-			m.rules[i] = b
-			return b, nil
-		}
-	}
-	b.ID = int64(len(m.rules) + 1)
-	m.rules = append(m.rules, b)
-	return b, nil
-}
-
-func (m *memProtected) Unprotect(_ context.Context, projectID int64, name string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := m.rules[:0]
-	for _, r := range m.rules {
-		if r.ProjectID != projectID || r.Name != name {
-			out = append(out, r)
-		}
-	}
-	m.rules = out
-	return nil
-}
-
-func (m *memProtected) List(_ context.Context, projectID int64) ([]domain.ProtectedBranch, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []domain.ProtectedBranch
-	for _, r := range m.rules {
-		if r.ProjectID == projectID {
-			out = append(out, r)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
-
-var _ ports.ProtectedBranchStore = (*memProtected)(nil)
-
-// decode is json.Unmarshal failing the test.
-func decode(t *testing.T, data []byte, out any) {
-	t.Helper()
-	if err := json.Unmarshal(data, out); err != nil {
-		t.Fatalf("decode %s: %v", data, err)
-	}
 }

@@ -18,7 +18,7 @@ import (
 // d2Seed makes a project with a small tree on master and a feature branch.
 func d2Seed(t *testing.T, s *d2Server, name, visibility string) (int64, d2Commit, d2Commit) {
 	t.Helper()
-	pid := s.project(name, visibility)
+	pid := s.projectID(name, visibility)
 	first := s.commit(s.RootToken, pid, d2Body("master", "init",
 		d2Action{"action": "create", "file_path": "README.md", "content": "hello\n"},
 		d2Action{"action": "create", "file_path": "src/main.go", "content": "package main\n"},
@@ -72,7 +72,7 @@ func TestD2Tree(t *testing.T) {
 			t.Fatalf("tree %s: %d %s", q, resp.StatusCode, data)
 		}
 	}
-	empty := s.project("empty-tree", "private")
+	empty := s.projectID("empty-tree", "private")
 	s.expect(404, `{"message":"404 Tree Not Found"}`, "GET", fmt.Sprintf("/projects/%d/repository/tree", empty), s.RootToken, nil)
 }
 

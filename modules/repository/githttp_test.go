@@ -59,7 +59,7 @@ func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
 	}
 
 	// Push events: one per push, with the pushed commits.
-	master := s.pushes.of(p.ID, "refs/heads/master")
+	master := s.pushesOf(p.ID, "refs/heads/master", 0)
 	if len(master) != 2 {
 		t.Fatalf("master push events = %+v, want 2", master)
 	}
@@ -69,7 +69,7 @@ func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
 	if ev := master[1]; ev.Before != first || ev.After != second || ev.TotalCommits != 1 || len(ev.Commits) != 1 || ev.Commits[0].ID != second {
 		t.Fatalf("second push event = %+v", ev)
 	}
-	feature := s.pushes.of(p.ID, "refs/heads/feature")
+	feature := s.pushesOf(p.ID, "refs/heads/feature", 0)
 	if len(feature) != 1 {
 		t.Fatalf("feature push events = %+v, want 1", feature)
 	}
@@ -81,14 +81,14 @@ func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
 
 	// Deleting a branch publishes an event with After = ZeroID.
 	git.run(work, "push", "-q", "origin", "--delete", "feature")
-	if evs := s.pushes.of(p.ID, "refs/heads/feature"); len(evs) != 2 || evs[1].After != domain.ZeroID || evs[1].Before != f2 {
+	if evs := s.pushesOf(p.ID, "refs/heads/feature", 0); len(evs) != 2 || evs[1].After != domain.ZeroID || evs[1].Before != f2 {
 		t.Fatalf("delete push events = %+v", evs)
 	}
 
 	// A tag push carries the tagged commit.
 	git.run(work, "tag", "-a", "v1", "-m", "release", first)
 	git.run(work, "push", "-q", "origin", "v1")
-	if evs := s.pushes.of(p.ID, "refs/tags/v1"); len(evs) != 1 || evs[0].TotalCommits != 1 || evs[0].Commits[0].ID != first {
+	if evs := s.pushesOf(p.ID, "refs/tags/v1", 0); len(evs) != 1 || evs[0].TotalCommits != 1 || evs[0].Commits[0].ID != first {
 		t.Fatalf("tag push events = %+v", evs)
 	}
 
@@ -170,7 +170,7 @@ func TestGitHTTPProtectedBranches(t *testing.T) {
 	if b, _ := s.Repos.Branch(context.Background(), fmt.Sprintf("projects/%d.git", p.ID), "master"); b.Commit.ID != next {
 		t.Fatalf("master = %s after refused force-pushes, want %s", b.Commit.ID, next)
 	}
-	if evs := s.pushes.of(p.ID, "refs/heads/master"); len(evs) != 2 {
+	if evs := s.pushesOf(p.ID, "refs/heads/master", 0); len(evs) != 2 {
 		t.Fatalf("master push events = %d, want 2 (refused pushes publish none)", len(evs))
 	}
 

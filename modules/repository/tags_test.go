@@ -86,7 +86,7 @@ func TestTagList(t *testing.T) {
 	if len(page) != 1 || page[0].Name != "v1" {
 		t.Fatalf("anonymous list of a public repository: %+v", page)
 	}
-	s.expect(200, `[]`, "GET", tagsPath(s.project("tlist-empty", "private"), ""), s.RootToken, nil)
+	s.expect(200, `[]`, "GET", tagsPath(s.projectID("tlist-empty", "private"), ""), s.RootToken, nil)
 }
 
 func TestTagGet(t *testing.T) {
@@ -102,7 +102,7 @@ func TestTagGet(t *testing.T) {
 		t.Fatalf("lightweight tag body %s", data)
 	}
 	var tg d1Tag
-	d1Decode(t, data, &tg)
+	decode(t, data, &tg)
 	if tg.Name != "rel/1" || tg.Commit.ID != tm.c1.ID {
 		t.Fatalf("rel/1: %+v", tg)
 	}
@@ -134,7 +134,7 @@ func TestTagCreate(t *testing.T) {
 	// Lightweight.
 	data := s.expect(201, "", "POST", path, tm.dev, form("tag_name", "light", "ref", "master"))
 	var tg d1Tag
-	d1Decode(t, data, &tg)
+	decode(t, data, &tg)
 	if tg.Name != "light" || tg.Message != nil || tg.Release != nil || tg.Commit.ID != tm.c2.ID ||
 		!strings.Contains(string(data), `"message":null`) {
 		t.Fatalf("lightweight tag %s", data)
