@@ -59,6 +59,7 @@ func RunRepoSuite(t *testing.T, newRepo func(t *testing.T) Repo) {
 		{"ReadFile", repoReadFile},
 		{"ReadBlob", repoReadBlob},
 		{"ReadMergeBase", repoReadMergeBase},
+		{"ReadMergedBranches", repoReadMergedBranches},
 		{"Diff", repoDiff},
 		{"Archive", repoArchive},
 		{"UpdateRef", repoUpdateRef},

@@ -731,3 +731,28 @@ func repoReadMergeBase(t *testing.T, r Repo) {
 	_, err = r.Backend.IsAncestor(ctx, "projects/1.git", "main", "-x")
 	repoWantErr(t, "IsAncestor(-x)", err, core.ErrInvalid)
 }
+
+// repoReadMergedBranches: the branches reachable from a revision are what
+// git for-each-ref --merged says, for several revisions.
+func repoReadMergedBranches(t *testing.T, r Repo) {
+	ctx := t.Context()
+	g := newRepoGit(t)
+	h := repoRich(t, r, g)
+	for _, rev := range []string{"main", "feature", "topic", "c1", "v1.0"} {
+		target := rev
+		if sha, ok := h.c[rev]; ok {
+			target = sha
+		}
+		out := g.bare(h.path, "for-each-ref", "--merged="+h.sha(g, target), "--format=%(refname:lstrip=2)", "refs/heads/")
+		want := strings.Fields(out)
+		sort.Strings(want)
+		got, err := r.Backend.MergedBranches(ctx, "projects/1.git", target)
+		if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("MergedBranches(%s) = %v, %v; want %v", rev, got, err, want)
+		}
+	}
+	_, err := r.Backend.MergedBranches(ctx, "projects/1.git", "nope")
+	repoWantErr(t, "MergedBranches of an unknown revision", err, core.ErrNotFound)
+	_, err = r.Backend.MergedBranches(ctx, "projects/1.git", "--all")
+	repoWantErr(t, "MergedBranches(--all)", err, core.ErrInvalid)
+}

@@ -90,6 +90,10 @@ type RepoReader interface {
 	// IsAncestor reports whether ancestor is reachable from descendant (a
 	// commit is its own ancestor).
 	IsAncestor(ctx context.Context, repo, ancestor, descendant string) (bool, error)
+	// MergedBranches lists, sorted by name, the branches whose heads are
+	// reachable from rev (git for-each-ref --merged): one walk for all
+	// branches, where IsAncestor per branch would walk once per branch.
+	MergedBranches(ctx context.Context, repo, rev string) ([]string, error)
 	// Archive writes the tree of rev as format "tar.gz", "tar.bz2", "tar"
 	// or "zip" (core.ErrInvalid otherwise), every path under prefix + "/".
 	Archive(ctx context.Context, repo, rev, format, prefix string, w io.Writer) error

@@ -131,16 +131,6 @@ func (s *Service) branchContext(ctx context.Context, p *domain.Project, known []
 	return bc, nil
 }
 
-// mergeWalkThreshold and mergeWalkMax choose how "merged" is decided for
-// several branches: up to the threshold, one ancestry check per branch;
-// beyond it, one walk of the default branch's history (each check is a
-// walk of its own in git, so a page of 100 branches would walk the history
-// 100 times), unless that history is longer than mergeWalkMax commits.
-const (
-	mergeWalkThreshold = 4
-	mergeWalkMax       = 50000
-)
-
 // mergeCandidate tells whether b can be merged at all in GitLab 9.x's
 // sense (Repository#merged_to_root_ref?): its head is an ancestor of the
 // default branch head without being that head (a branch just created from
@@ -150,57 +140,25 @@ func mergeCandidate(bc branchContext, b domain.Branch) bool {
 	return b.Name != bc.defaultBranch && bc.defaultHead != "" && b.Commit.ID != bc.defaultHead
 }
 
-// mergedFlags decides "merged" for each of branches, keyed by name.
+// mergedFlags decides "merged" for each of branches, keyed by name: one
+// MergedBranches walk of the default branch, however many branches.
 func (s *Service) mergedFlags(ctx context.Context, bc branchContext, branches []domain.Branch) (map[string]bool, error) {
 	out := make(map[string]bool, len(branches))
-	var candidates []domain.Branch
+	if bc.defaultHead == "" {
+		return out, nil
+	}
+	names, err := s.p.Repos.MergedBranches(ctx, bc.repo, bc.defaultHead)
+	if err != nil {
+		return nil, fmt.Errorf("branches merged into %s: %w", bc.defaultBranch, err)
+	}
+	reachable := make(map[string]bool, len(names))
+	for _, n := range names {
+		reachable[n] = true
+	}
 	for _, b := range branches {
-		if mergeCandidate(bc, b) {
-			candidates = append(candidates, b)
-		}
-	}
-	if len(candidates) > mergeWalkThreshold {
-		ancestors, err := s.defaultAncestors(ctx, bc)
-		if err != nil {
-			return nil, err
-		}
-		if ancestors != nil {
-			for _, b := range candidates {
-				out[b.Name] = ancestors[b.Commit.ID]
-			}
-			return out, nil
-		}
-	}
-	for _, b := range candidates {
-		ok, err := s.p.Repos.IsAncestor(ctx, bc.repo, b.Commit.ID, bc.defaultHead)
-		if err != nil {
-			return nil, fmt.Errorf("is %s merged into %s: %w", b.Name, bc.defaultBranch, err)
-		}
-		out[b.Name] = ok
+		out[b.Name] = mergeCandidate(bc, b) && reachable[b.Name]
 	}
 	return out, nil
-}
-
-// defaultAncestors is the set of commits reachable from the default branch
-// head, or nil when that history is longer than mergeWalkMax.
-func (s *Service) defaultAncestors(ctx context.Context, bc branchContext) (map[string]bool, error) {
-	q := domain.LogQuery{Ref: bc.defaultHead}
-	n, err := s.p.Repos.CountCommits(ctx, bc.repo, q)
-	if err != nil {
-		return nil, fmt.Errorf("count commits of %s: %w", bc.defaultBranch, err)
-	}
-	if n > mergeWalkMax {
-		return nil, nil
-	}
-	commits, err := s.p.Repos.Log(ctx, bc.repo, q)
-	if err != nil {
-		return nil, fmt.Errorf("history of %s: %w", bc.defaultBranch, err)
-	}
-	set := make(map[string]bool, len(commits))
-	for _, c := range commits {
-		set[c.ID] = true
-	}
-	return set, nil
 }
 
 // branchJSONs renders branches, deciding "merged" for all of them at once.

@@ -117,7 +117,16 @@ func (h handlers) listCommits(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := domain.LogQuery{Ref: ref, Path: strings.Trim(in.Path, "/"), Since: in.Since, Until: in.Until}
 	ctx, repo := r.Context(), repoOf(p)
-	total, err := h.s.p.Repos.CountCommits(ctx, repo, q)
+	// Count and page from one commit, so both see the same history even
+	// when the branch moves meanwhile (and the count can be cached).
+	head, err := h.s.p.Repos.Resolve(ctx, repo, ref)
+	if err == nil {
+		q.Ref = head
+	}
+	var total int
+	if err == nil {
+		total, err = h.s.counts.count(ctx, h.s.p.Repos, repo, q)
+	}
 	if errors.Is(err, core.ErrNotFound) {
 		// GitLab lists nothing for an unknown ref or an empty repository.
 		return httpx.Paginated(w, r, []commitJSON{}, 0, pg)

@@ -431,3 +431,33 @@ func TestD2CommitComments(t *testing.T) {
 		t.Fatalf("parent commit has %d comments", len(list))
 	}
 }
+
+// TestCommitListTotalFollowsTheBranch: X-Total is counted for the commit
+// the branch holds at each request (counts are cached per commit), so it
+// moves with every new commit and stays right for an older ref.
+func TestCommitListTotalFollowsTheBranch(t *testing.T) {
+	t.Parallel()
+	s := newD2(t)
+	pid := s.projectID("total-moves", "private")
+	base := fmt.Sprintf("/projects/%d/repository/commits?per_page=1", pid)
+	total := func(query string) string {
+		resp, _ := s.Do(t, "GET", base+query, s.RootToken, nil)
+		return resp.Header.Get("X-Total")
+	}
+	first := s.commit(s.RootToken, pid, d2Body("master", "c1", d2Action{"action": "create", "file_path": "a", "content": "1"}))
+	for i := 2; i <= 4; i++ {
+		if got := total(""); got != fmt.Sprint(i-1) {
+			t.Fatalf("before commit %d: X-Total %s, want %d", i, got, i-1)
+		}
+		if got := total(""); got != fmt.Sprint(i-1) { // served again, from the cache
+			t.Fatalf("repeated list before commit %d: X-Total %s, want %d", i, got, i-1)
+		}
+		s.commit(s.RootToken, pid, d2Body("master", fmt.Sprintf("c%d", i), d2Action{"action": "update", "file_path": "a", "content": fmt.Sprint(i)}))
+	}
+	if got := total(""); got != "4" {
+		t.Fatalf("X-Total %s, want 4", got)
+	}
+	if got := total("&ref_name=" + first.ID); got != "1" {
+		t.Fatalf("X-Total of the first commit %s, want 1", got)
+	}
+}

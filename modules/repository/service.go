@@ -36,8 +36,9 @@ type Params struct {
 
 // Service holds the repository use cases shared by the handlers.
 type Service struct {
-	p   Params
-	log *zap.Logger
+	p      Params
+	log    *zap.Logger
+	counts *countCache
 }
 
 // NewService builds the service.
@@ -46,7 +47,7 @@ func NewService(p Params) *Service {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Service{p: p, log: log}
+	return &Service{p: p, log: log, counts: newCountCache(4096)}
 }
 
 func (s *Service) now() time.Time { return s.p.Clock.Now().UTC() }

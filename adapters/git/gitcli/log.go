@@ -3,6 +3,7 @@ package gitcli
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -144,4 +145,23 @@ func (b *Backend) IsAncestor(ctx context.Context, repo, ancestor, descendant str
 	default:
 		return false, fmt.Errorf("gitcli: is ancestor in %s: %w", repo, err)
 	}
+}
+
+// MergedBranches lists the branches whose heads are reachable from rev.
+func (b *Backend) MergedBranches(ctx context.Context, repo, rev string) ([]string, error) {
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := b.resolveCommits(ctx, gitDir, rev)
+	if err != nil {
+		return nil, fmt.Errorf("gitcli: merged branches in %s: %w", repo, err)
+	}
+	out, err := b.runIn(ctx, gitDir, "for-each-ref", "--merged="+ids[0], "--format=%(refname:lstrip=2)", "--", "refs/heads/")
+	if err != nil {
+		return nil, fmt.Errorf("gitcli: merged branches in %s: %w", repo, err)
+	}
+	names := strings.Fields(string(out))
+	sort.Strings(names)
+	return names, nil
 }

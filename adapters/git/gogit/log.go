@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
@@ -440,4 +442,50 @@ func (b *Backend) IsAncestor(ctx context.Context, repo, ancestor, descendant str
 		return false, fmt.Errorf("gogit: is ancestor in %s: %w", repo, err)
 	}
 	return ok, nil
+}
+
+// MergedBranches lists the branches whose heads are reachable from rev:
+// one walk of rev's history, which stops as soon as every head is found.
+func (b *Backend) MergedBranches(ctx context.Context, repo, rev string) ([]string, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := r.resolveCommits(rev)
+	if err != nil {
+		return nil, fmt.Errorf("gogit: merged branches in %s: %w", repo, err)
+	}
+	refs, err := listRefs(r.dir, domain.BranchPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("gogit: merged branches in %s: %w", repo, err)
+	}
+	waiting := map[string][]string{} // head -> branch names
+	for _, ref := range refs {
+		waiting[ref.oid] = append(waiting[ref.oid], strings.TrimPrefix(ref.name, domain.BranchPrefix))
+	}
+	var names []string
+	cache := &commitCache{r: r}
+	seen := map[string]bool{ids[0]: true}
+	stack := []string{ids[0]}
+	for len(stack) > 0 && len(waiting) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		names = append(names, waiting[id]...)
+		delete(waiting, id)
+		c, err := cache.get(id)
+		if err != nil {
+			return nil, fmt.Errorf("gogit: merged branches in %s: %w", repo, err)
+		}
+		for _, p := range c.ParentIDs {
+			if !seen[p] {
+				seen[p] = true
+				stack = append(stack, p)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names, nil
 }
