@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	pathpkg "path"
 	"slices"
 	"strings"
 
@@ -80,7 +81,7 @@ func filePathParam(r *http.Request) (string, error) {
 
 // readFile is the preamble of the file reads: ref is required, an unknown
 // ref is 404 Commit, an unknown path 404 File (GitLab 9.x).
-func (h handlers) readFile(r *http.Request) (domain.File, string, error) {
+func (h handlers) readFile(r *http.Request, withLastCommit bool) (domain.File, string, error) {
 	p, _, err := h.readable(r)
 	if err != nil {
 		return domain.File{}, "", err
@@ -100,6 +101,10 @@ func (h handlers) readFile(r *http.Request) (domain.File, string, error) {
 	if err != nil {
 		return domain.File{}, "", backendErr(err, "Commit", "resolve ref")
 	}
+	if !withLastCommit {
+		f, err := h.s.blobAt(ctx, repo, sha, path)
+		return f, in.Ref, err
+	}
 	f, err := h.s.p.Repos.File(ctx, repo, sha, path)
 	if err != nil {
 		return domain.File{}, "", backendErr(err, "File", "read file")
@@ -107,9 +112,31 @@ func (h handlers) readFile(r *http.Request) (domain.File, string, error) {
 	return f, in.Ref, nil
 }
 
+// blobAt reads the blob at path of commit sha through its directory's
+// tree, without the history walk File makes for LastCommitID (tens of
+// milliseconds on a long history), which the raw endpoint does not show.
+func (s *Service) blobAt(ctx context.Context, repo, sha, filePath string) (domain.File, error) {
+	dir, name := pathpkg.Split(filePath)
+	entries, err := s.p.Repos.Tree(ctx, repo, sha, strings.TrimSuffix(dir, "/"), false)
+	if err != nil {
+		return domain.File{}, backendErr(err, "File", "read file")
+	}
+	for _, e := range entries {
+		if e.Name != name || e.Type != "blob" {
+			continue
+		}
+		b, err := s.p.Repos.Blob(ctx, repo, e.ID)
+		if err != nil {
+			return domain.File{}, backendErr(err, "File", "read file")
+		}
+		return domain.File{Path: filePath, Name: name, BlobID: e.ID, Mode: e.Mode, Size: b.Size, Content: b.Content, CommitID: sha}, nil
+	}
+	return domain.File{}, core.NotFound("File")
+}
+
 // GET /projects/:id/repository/files/:file_path
 func (h handlers) getFile(w http.ResponseWriter, r *http.Request) error {
-	f, ref, err := h.readFile(r)
+	f, ref, err := h.readFile(r, true)
 	if err != nil {
 		return err
 	}
@@ -118,7 +145,7 @@ func (h handlers) getFile(w http.ResponseWriter, r *http.Request) error {
 
 // GET /projects/:id/repository/files/:file_path/raw
 func (h handlers) rawFile(w http.ResponseWriter, r *http.Request) error {
-	f, _, err := h.readFile(r)
+	f, _, err := h.readFile(r, false)
 	if err != nil {
 		return err
 	}
