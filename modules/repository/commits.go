@@ -298,9 +298,11 @@ func (h handlers) createCommit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The commit has landed: a failure to count its lines must not tell
+	// the client it failed (it would retry and commit twice).
 	st, err := h.s.p.Repos.CommitStats(r.Context(), repoOf(p), c.ID)
 	if err != nil {
-		return backendErr(err, "Commit", "stats of new commit")
+		httpx.Logger(r).Error("stats of new commit", zap.String("commit", c.ID), zap.Error(err))
 	}
 	return httpx.Created(w, newCommitDetailJSON(c, st))
 }
