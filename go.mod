@@ -3,6 +3,7 @@ module github.com/hearth-forge/hearth
 go 1.26.8
 
 require (
+	github.com/dsnet/compress v0.0.1
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-git/v5 v5.19.3

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dsnet/compress/bzip2"
+
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 )
@@ -24,9 +26,7 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 		return err
 	}
 	switch format {
-	case "tar", "tar.gz", "zip":
-	case "tar.bz2":
-		return fmt.Errorf("gogit: archive format tar.bz2 needs a bzip2 encoder Go lacks (use the gitcli backend): %w", core.ErrInvalid)
+	case "tar", "tar.gz", "tar.bz2", "zip":
 	default:
 		return fmt.Errorf("gogit: archive format %q: %w", format, core.ErrInvalid)
 	}
@@ -117,9 +117,16 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 		return bw.Flush()
 	}
 	var out io.Writer = bw
-	var zw *gzip.Writer
-	if format == "tar.gz" {
+	var zw io.WriteCloser // the compressor, nil for plain tar
+	switch format {
+	case "tar.gz":
 		zw, _ = gzip.NewWriterLevel(bw, gzip.DefaultCompression)
+	case "tar.bz2":
+		if zw, err = bzip2.NewWriter(bw, &bzip2.WriterConfig{Level: bzip2.DefaultCompression}); err != nil {
+			return fmt.Errorf("gogit: archive of %s: %w", repo, err)
+		}
+	}
+	if zw != nil {
 		out = zw
 	}
 	tw := tar.NewWriter(out)
