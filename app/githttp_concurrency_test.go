@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -14,14 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/fx"
-
-	"github.com/hearth-forge/hearth/app"
 	"github.com/hearth-forge/hearth/app/apptest"
-	"github.com/hearth-forge/hearth/core"
-	"github.com/hearth-forge/hearth/core/domain"
-	"github.com/hearth-forge/hearth/core/ports"
-	"github.com/hearth-forge/hearth/modules/repository"
 )
 
 // TestConcurrentPushesAndAPICommits: goroutines push fast-forward commits
@@ -31,16 +23,7 @@ import (
 // final heads, and the repository must pass git fsck --strict.
 func TestConcurrentPushesAndAPICommits(t *testing.T) {
 	t.Parallel()
-	var opts []apptest.Option
-	if !strings.Contains(fmt.Sprint(app.Modules()), "modules/repository.") {
-		// Until the app wires the repository module and its stores.
-		opts = append(opts, apptest.With(repository.Module, fx.Provide(
-			func() ports.ProtectedBranchStore { return noProtection{} },
-			func() ports.ReleaseStore { return nil },
-			func() ports.CommitCommentStore { return nil },
-		)))
-	}
-	srv := apptest.New(t, opts...)
+	srv := apptest.New(t)
 	var proj struct {
 		ID                int64
 		PathWithNamespace string `json:"path_with_namespace"`
@@ -66,13 +49,6 @@ func TestConcurrentPushesAndAPICommits(t *testing.T) {
 		apiWriters    = 2
 		rounds        = 4
 	)
-	apiRoute := false
-	for _, r := range srv.Router.Routes() {
-		if r.Method == "POST" && r.Pattern == "/api/v4/projects/{id}/repository/commits" {
-			apiRoute = true
-		}
-	}
-
 	var mu sync.Mutex
 	accepted := map[string][]string{} // branch -> accepted commit SHAs
 	accept := func(branch, sha string) {
@@ -135,36 +111,20 @@ func TestConcurrentPushesAndAPICommits(t *testing.T) {
 			ok := false
 			for attempt := 0; attempt < 50 && !ok; attempt++ {
 				path := fmt.Sprintf("%s-%d-%d.txt", name, i, attempt)
-				if apiRoute {
-					body := map[string]any{"branch": branch, "start_branch": "master", "commit_message": "api " + path,
-						"actions": []map[string]string{{"action": "create", "file_path": path, "content": path}}}
-					resp, data := srv.Do(t, "POST", fmt.Sprintf("/projects/%d/repository/commits", proj.ID), srv.RootToken, body)
-					switch {
-					case resp.StatusCode == 201:
-						var c struct{ ID string }
-						if err := json.Unmarshal(data, &c); err != nil {
-							errs <- fmt.Errorf("%s: %v", name, err)
-							return
-						}
-						accept(branch, c.ID)
-						ok = true
-					case resp.StatusCode >= 500:
-						errs <- fmt.Errorf("%s: commit: %d %s", name, resp.StatusCode, data)
+				body := map[string]any{"branch": branch, "start_branch": "master", "commit_message": "api " + path,
+					"actions": []map[string]string{{"action": "create", "file_path": path, "content": path}}}
+				resp, data := srv.Do(t, "POST", fmt.Sprintf("/projects/%d/repository/commits", proj.ID), srv.RootToken, body)
+				switch {
+				case resp.StatusCode == 201:
+					var c struct{ ID string }
+					if err := json.Unmarshal(data, &c); err != nil {
+						errs <- fmt.Errorf("%s: %v", name, err)
 						return
 					}
-					continue
-				}
-				// Until the commits endpoint lands: the backend call it makes.
-				sig := domain.Signature{Name: "API", Email: "api@example.com", When: time.Now()}
-				c, err := srv.Repos.CommitFiles(context.Background(), repo, domain.CommitFiles{Branch: branch, StartBranch: "master",
-					Message: "api " + path, Author: sig, Committer: sig,
-					Actions: []domain.FileAction{{Action: domain.FileCreate, Path: path, Content: []byte(path)}}})
-				switch {
-				case err == nil:
 					accept(branch, c.ID)
 					ok = true
-				case !isStale(err):
-					errs <- fmt.Errorf("%s: commit: %v", name, err)
+				case resp.StatusCode >= 500:
+					errs <- fmt.Errorf("%s: commit: %d %s", name, resp.StatusCode, data)
 					return
 				}
 			}
@@ -221,20 +181,6 @@ func TestConcurrentPushesAndAPICommits(t *testing.T) {
 	if out, err := tryGit(home, "", "--git-dir="+srv.RepoDir(proj.ID), "fsck", "--strict", "--no-progress"); err != nil || strings.Contains(out, "error") {
 		t.Fatalf("git fsck --strict: %v\n%s", err, out)
 	}
-}
-
-func isStale(err error) bool { return errors.Is(err, core.ErrStale) }
-
-// noProtection is an empty ProtectedBranchStore, used only until the app
-// provides the real one.
-type noProtection struct{}
-
-func (noProtection) Protect(_ context.Context, b domain.ProtectedBranch) (domain.ProtectedBranch, error) {
-	return b, nil
-}
-func (noProtection) Unprotect(context.Context, int64, string) error { return nil }
-func (noProtection) List(context.Context, int64) ([]domain.ProtectedBranch, error) {
-	return nil, nil
 }
 
 func concurrencyGitEnv(home string) []string {

@@ -10,13 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"go.uber.org/fx"
-
-	"github.com/hearth-forge/hearth/app"
 	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core/domain"
-	"github.com/hearth-forge/hearth/core/ports"
-	"github.com/hearth-forge/hearth/modules/repository"
 )
 
 // TestConcurrentMultiFileCommits: 64 clients POST multi-file commits of
@@ -37,14 +32,6 @@ func TestConcurrentMultiFileCommits(t *testing.T) {
 }
 
 func d2ConcurrentCommits(t *testing.T, opts ...apptest.Option) {
-	if !strings.Contains(fmt.Sprint(app.Modules()), "modules/repository.") {
-		// Until the app wires the repository module and its stores.
-		opts = append(opts, apptest.With(repository.Module, fx.Provide(
-			func() ports.ProtectedBranchStore { return d2NoProtection{} },
-			func() ports.ReleaseStore { return nil },
-			func() ports.CommitCommentStore { return nil },
-		)))
-	}
 	srv := apptest.New(t, opts...)
 	var proj struct{ ID int64 }
 	srv.JSON(t, "POST", "/projects", srv.RootToken, url.Values{"name": {"crowd"}, "visibility": {"private"}}, 201, &proj)
@@ -144,16 +131,4 @@ func d2ConcurrentCommits(t *testing.T, opts ...apptest.Option) {
 		t.Fatalf("git fsck --strict: %v\n%s", err, out)
 	}
 	t.Logf("%d of %d concurrent commits accepted", accepted, writers)
-}
-
-// d2NoProtection is an empty ProtectedBranchStore, used only until the app
-// provides the real one.
-type d2NoProtection struct{}
-
-func (d2NoProtection) Protect(_ context.Context, b domain.ProtectedBranch) (domain.ProtectedBranch, error) {
-	return b, nil
-}
-func (d2NoProtection) Unprotect(context.Context, int64, string) error { return nil }
-func (d2NoProtection) List(context.Context, int64) ([]domain.ProtectedBranch, error) {
-	return nil, nil
 }

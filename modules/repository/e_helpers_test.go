@@ -14,16 +14,6 @@ import (
 	"github.com/hearth-forge/hearth/app/apptest"
 )
 
-// hasRoute reports whether the server registered method and pattern.
-func (g *gitServer) hasRoute(method, pattern string) bool {
-	for _, r := range g.Router.Routes() {
-		if r.Method == method && r.Pattern == pattern {
-			return true
-		}
-	}
-	return false
-}
-
 // gitServer is a running Hearth for the git HTTP tests.
 type gitServer struct{ *repoServer }
 
