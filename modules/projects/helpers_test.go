@@ -14,18 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearth-forge/hearth/app"
 	"github.com/hearth-forge/hearth/app/apptest"
-	"github.com/hearth-forge/hearth/modules/projects"
 )
 
-// newServer starts the real app. Until the app lists the projects module
-// among its built-in modules, the tests add it themselves.
+// newServer starts the real app.
 func newServer(t *testing.T, opts ...apptest.Option) *apptest.Server {
 	t.Helper()
-	if !strings.Contains(fmt.Sprint(app.Modules()), "modules/projects.") {
-		opts = append(opts, apptest.With(projects.Module))
-	}
 	return apptest.New(t, opts...)
 }
 
