@@ -118,6 +118,10 @@ func Core(cfg config.Config) fx.Option {
 			func(s *bunstore.Store) ports.ProtectedBranchStore { return s.ProtectedBranches() },
 			func(s *bunstore.Store) ports.ReleaseStore { return s.Releases() },
 			func(s *bunstore.Store) ports.CommitCommentStore { return s.CommitComments() },
+			func(s *bunstore.Store) ports.MergeRequestStore { return s.MergeRequests() },
+			func(s *bunstore.Store) ports.NoteStore { return s.Notes() },
+			func(s *bunstore.Store) ports.TodoStore { return s.Todos() },
+			func(s *bunstore.Store) ports.SubscriptionStore { return s.Subscriptions() },
 			func(s *bunstore.Store) ports.TxManager { return s.Tx() },
 			func(s *bunstore.Store) ports.Pinger { return s },
 			func(tx ports.TxManager, log *zap.Logger) ports.EventBus { return inproc.New(tx, log.Named("bus")) },
@@ -129,6 +133,10 @@ func Core(cfg config.Config) fx.Option {
 			func(p *access.Policy) ports.ProjectScoper { return p },
 			func(n ports.NamespaceStore, p ports.ProjectStore, u ports.UserStore, m ports.MemberStore, r ports.RepoBackend) *apijson.ProjectPresenter {
 				return &apijson.ProjectPresenter{Namespaces: n, Projects: p, Users: u, Members: m, Repos: r}
+			},
+			newMergeRequestPresenter,
+			func(m ports.MergeRequestStore, p *apijson.MergeRequestPresenter) *apijson.TodoPresenter {
+				return &apijson.TodoPresenter{MergeRequests: m, Render: p}
 			},
 			httpx.NewRouter,
 			func() meta.Build { return meta.Build{Revision: revision()} },
@@ -239,6 +247,22 @@ func newStore(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (*bunstore.St
 		OnStop: func(context.Context) error { return store.DB().Close() },
 	})
 	return store, nil
+}
+
+// presenterDeps are what the merge request presenter embeds; milestones
+// come from a module when one provides them.
+type presenterDeps struct {
+	fx.In
+	Users         ports.UserStore
+	Projects      ports.ProjectStore
+	Presenter     *apijson.ProjectPresenter
+	Subscriptions ports.SubscriptionStore
+	Milestones    ports.MilestoneReader `optional:"true"`
+}
+
+func newMergeRequestPresenter(d presenterDeps) *apijson.MergeRequestPresenter {
+	return &apijson.MergeRequestPresenter{Users: d.Users, Projects: d.Projects, Presenter: d.Presenter,
+		Subscriptions: d.Subscriptions, Milestones: d.Milestones}
 }
 
 type systemClock struct{}

@@ -110,7 +110,7 @@ func repoMerge(t *testing.T, r Repo) {
 	h := g.seedMerges(repoPath(r, "projects/1.git"))
 	refs := g.refs(h.path)
 	merge := func(ours, theirs string, dry bool) (domain.MergeResult, error) {
-		return r.Backend.Merge(ctx, "projects/1.git", domain.MergeRequest{
+		return r.Backend.Merge(ctx, "projects/1.git", domain.MergeSpec{
 			Ours: h.c[ours], Theirs: h.c[theirs], Message: "Merge " + theirs + " into " + ours,
 			Author: repoAuthor, Committer: repoCommitter, DryRun: dry,
 		})
@@ -179,7 +179,7 @@ func repoMerge(t *testing.T, r Repo) {
 		{h.c["M1"], "--all", core.ErrInvalid},
 		{h.c["M1"], "a\x00b", core.ErrInvalid},
 	} {
-		_, err := r.Backend.Merge(ctx, "projects/1.git", domain.MergeRequest{
+		_, err := r.Backend.Merge(ctx, "projects/1.git", domain.MergeSpec{
 			Ours: tc.ours, Theirs: tc.theirs, Message: "m", Author: repoAuthor, Committer: repoCommitter})
 		repoWantErr(t, fmt.Sprintf("Merge(%q, %q)", tc.ours, tc.theirs), err, tc.kind)
 	}

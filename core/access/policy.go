@@ -195,13 +195,18 @@ func (p *Policy) Group(ctx context.Context, caller *domain.Caller, g *domain.Nam
 
 // memberships loads the user's active memberships split by kind.
 func (p *Policy) memberships(ctx context.Context, userID int64) (projects, groups []int64, err error) {
+	return p.membershipsAt(ctx, userID, domain.Guest)
+}
+
+// membershipsAt is memberships holding at least level.
+func (p *Policy) membershipsAt(ctx context.Context, userID int64, level domain.AccessLevel) (projects, groups []int64, err error) {
 	ms, err := p.members.OfUser(ctx, userID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("memberships: %w", err)
 	}
 	now := p.clock.Now()
 	for _, m := range ms {
-		if !m.Active(now) {
+		if !m.Active(now) || m.AccessLevel < level {
 			continue
 		}
 		if m.Source == domain.MemberOfProject {
@@ -217,6 +222,14 @@ func (p *Policy) memberships(ctx context.Context, userID int64) (projects, group
 // store applies in the list query itself (one query, exact X-Total).
 // It costs a constant number of queries whatever the number of projects.
 func (p *Policy) ProjectScope(ctx context.Context, caller *domain.Caller) (domain.ReadScope, error) {
+	return p.ProjectScopeAt(ctx, caller, domain.Guest)
+}
+
+// ProjectScopeAt is ProjectScope where private projects count only when
+// the caller holds at least level in them (merge requests and code need
+// reporter): public and internal projects stay readable to everyone who
+// may see them.
+func (p *Policy) ProjectScopeAt(ctx context.Context, caller *domain.Caller, level domain.AccessLevel) (domain.ReadScope, error) {
 	u := user(caller)
 	if u == nil {
 		return domain.ReadScope{}, nil
@@ -225,7 +238,7 @@ func (p *Policy) ProjectScope(ctx context.Context, caller *domain.Caller) (domai
 		return domain.ReadScope{All: true}, nil
 	}
 	scope := domain.ReadScope{Internal: !u.External}
-	projects, groups, err := p.memberships(ctx, u.ID)
+	projects, groups, err := p.membershipsAt(ctx, u.ID, level)
 	if err != nil {
 		return scope, err
 	}
@@ -246,7 +259,7 @@ func (p *Policy) ProjectScope(ctx context.Context, caller *domain.Caller) (domai
 		}
 		now := p.clock.Now()
 		for _, s := range shares {
-			if s.ExpiresAt == nil || now.Before(*s.ExpiresAt) {
+			if (s.ExpiresAt == nil || now.Before(*s.ExpiresAt)) && s.GroupAccess >= level {
 				scope.ProjectIDs = append(scope.ProjectIDs, s.ProjectID)
 			}
 		}

@@ -398,3 +398,21 @@ func (p *ProjectPresenter) permissions(ctx context.Context, caller *domain.Calle
 	}
 	return perms, nil
 }
+
+// Basics renders the brief form of each project, keyed by ID, loading
+// their namespaces in a constant number of queries (merge requests and
+// todos embed projects and link to them).
+func (p *ProjectPresenter) Basics(ctx context.Context, r *http.Request, list []domain.Project) (map[int64]ProjectBasic, error) {
+	out := make(map[int64]ProjectBasic, len(list))
+	if len(list) == 0 {
+		return out, nil
+	}
+	pc, err := p.load(ctx, r, list, false)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list {
+		out[list[i].ID] = pc.basic(&list[i])
+	}
+	return out, nil
+}

@@ -163,8 +163,8 @@ type CommitFiles struct {
 	Actions      []FileAction
 }
 
-// MergeRequest asks a backend to merge Theirs into Ours without a worktree.
-type MergeRequest struct {
+// MergeSpec asks a backend to merge Theirs into Ours without a worktree.
+type MergeSpec struct {
 	Ours      string // commit SHA (the target)
 	Theirs    string // commit SHA (the source)
 	Message   string

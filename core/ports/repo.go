@@ -124,7 +124,7 @@ type RepoWriter interface {
 	// Merge writes a merge commit of req.Theirs into req.Ours (parents in
 	// that order) without moving any ref. Conflicts are not an error: they
 	// come back in the result and nothing is written.
-	Merge(ctx context.Context, repo string, req domain.MergeRequest) (domain.MergeResult, error)
+	Merge(ctx context.Context, repo string, req domain.MergeSpec) (domain.MergeResult, error)
 	// CherryPick writes a commit applying the change of sha (against its
 	// first parent; merge commits are core.ErrInvalid) on top of onto,
 	// keeping the author and message, with committer as committer. No ref

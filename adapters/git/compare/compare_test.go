@@ -223,14 +223,14 @@ func TestBackendsAgreeOnWrites(t *testing.T) {
 		{"unknown", mainID, strings.Repeat("a", 40), false},
 	} {
 		same(p, "Merge "+tc.what, func(b ports.RepoBackend) (domain.MergeResult, error) {
-			return b.Merge(t.Context(), repo, domain.MergeRequest{
+			return b.Merge(t.Context(), repo, domain.MergeSpec{
 				Ours: tc.ours, Theirs: tc.theirs, Message: "Merge " + tc.what + "\n",
 				Author: sig("Merger", 60, 3600), Committer: sig("Merger", 61, 3600), DryRun: tc.dry,
 			})
 		})
 	}
 	merged := same(p, "Merge for ref", func(b ports.RepoBackend) (domain.MergeResult, error) {
-		return b.Merge(t.Context(), repo, domain.MergeRequest{Ours: mainID, Theirs: featureID, Message: "merge",
+		return b.Merge(t.Context(), repo, domain.MergeSpec{Ours: mainID, Theirs: featureID, Message: "merge",
 			Author: sig("M", 62, 0), Committer: sig("M", 62, 0)})
 	})
 	sameErr(p, "UpdateRef main to the merge", func(b ports.RepoBackend) error {
@@ -291,7 +291,7 @@ func TestBackendsAgreeOnGitHistories(t *testing.T) {
 				if err != nil {
 					return domain.MergeResult{}, err
 				}
-				return be.Merge(t.Context(), repo, domain.MergeRequest{Ours: ours, Theirs: theirs, Message: "m\n",
+				return be.Merge(t.Context(), repo, domain.MergeSpec{Ours: ours, Theirs: theirs, Message: "m\n",
 					Author: sig("M", 1, 0), Committer: sig("M", 1, 0)})
 			})
 		}

@@ -248,7 +248,7 @@ func TestHostileInputNeverAnOption(t *testing.T) {
 			Actions: []domain.FileAction{{Action: domain.FileCreate, Path: "x", Content: []byte("x")}}}))
 		calls["CreateTag"] = second(b.CreateTag(ctx, repo, h, "main", "", s))
 		calls["CreateTagTarget"] = second(b.CreateTag(ctx, repo, "t", h, "", s))
-		calls["Merge"] = second(b.Merge(ctx, repo, domain.MergeRequest{Ours: "main", Theirs: h, Message: "m", Author: s, Committer: s}))
+		calls["Merge"] = second(b.Merge(ctx, repo, domain.MergeSpec{Ours: "main", Theirs: h, Message: "m", Author: s, Committer: s}))
 		calls["CherryPick"] = second(b.CherryPick(ctx, repo, h, "main", s))
 		calls["ServeRPC"] = b.ServeRPC(ctx, repo, h, "", strings.NewReader(""), io.Discard)
 		calls["Stats"] = third(b.Stats(ctx, repo, h))

@@ -54,7 +54,7 @@ func (b *Backend) mergeTrees(ctx context.Context, gitDir, ours, theirs string) (
 }
 
 // Merge writes a merge commit of req.Theirs into req.Ours.
-func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeRequest) (domain.MergeResult, error) {
+func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeSpec) (domain.MergeResult, error) {
 	gitDir, err := b.open(repo)
 	if err != nil {
 		return domain.MergeResult{}, err

@@ -145,7 +145,7 @@ func TestMergeAndCherryPick(t *testing.T) {
 	}
 	// feature changed README; main changes another file: clean merge.
 	commit("main", "", "other.txt", "o\n")
-	res, err := b.Merge(ctx, repo, domain.MergeRequest{Ours: "main", Theirs: "feature", Message: "merge", Author: sig("m"), Committer: sig("m")})
+	res, err := b.Merge(ctx, repo, domain.MergeSpec{Ours: "main", Theirs: "feature", Message: "merge", Author: sig("m"), Committer: sig("m")})
 	if err != nil || res.CommitID == "" || len(res.Conflicts) != 0 {
 		t.Fatalf("Merge = %+v, %v", res, err)
 	}
@@ -157,11 +157,11 @@ func TestMergeAndCherryPick(t *testing.T) {
 	// Conflict: both change README.
 	commit("main", "", "README", "main side\n")
 	before := cleanGit(t, bare, "--git-dir="+bare, "for-each-ref")
-	res, err = b.Merge(ctx, repo, domain.MergeRequest{Ours: "main", Theirs: "feature", Message: "merge", Author: sig("m"), Committer: sig("m")})
+	res, err = b.Merge(ctx, repo, domain.MergeSpec{Ours: "main", Theirs: "feature", Message: "merge", Author: sig("m"), Committer: sig("m")})
 	if err != nil || res.CommitID != "" || quoteList(res.Conflicts) != "[README]" {
 		t.Errorf("conflicting Merge = %+v, %v", res, err)
 	}
-	dry, err := b.Merge(ctx, repo, domain.MergeRequest{Ours: ids["c3"], Theirs: "feature", DryRun: true})
+	dry, err := b.Merge(ctx, repo, domain.MergeSpec{Ours: ids["c3"], Theirs: "feature", DryRun: true})
 	if err != nil || dry.CommitID != "" || len(dry.Conflicts) != 0 {
 		t.Errorf("dry run = %+v, %v", dry, err)
 	}

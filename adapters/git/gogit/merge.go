@@ -231,7 +231,7 @@ func dedupe(s []string) []string {
 }
 
 // Merge writes a merge commit of req.Theirs into req.Ours.
-func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeRequest) (domain.MergeResult, error) {
+func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeSpec) (domain.MergeResult, error) {
 	r, err := b.open(repo)
 	if err != nil {
 		return domain.MergeResult{}, err

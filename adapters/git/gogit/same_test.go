@@ -55,7 +55,7 @@ func TestSameObjectsAsGitcli(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := b.Merge(ctx, "p/1.git", domain.MergeRequest{Ours: main, Theirs: side, Message: "Merge", Author: sig, Committer: sig})
+		m, err := b.Merge(ctx, "p/1.git", domain.MergeSpec{Ours: main, Theirs: side, Message: "Merge", Author: sig, Committer: sig})
 		if err != nil || len(m.Conflicts) > 0 {
 			t.Fatalf("Merge: %+v %v", m, err)
 		}

@@ -74,6 +74,18 @@ func (s *Store) Releases() ports.ReleaseStore { return &releaseStore{s} }
 // CommitComments returns the store of comments on commits.
 func (s *Store) CommitComments() ports.CommitCommentStore { return &commitCommentStore{s} }
 
+// MergeRequests returns the merge request store.
+func (s *Store) MergeRequests() ports.MergeRequestStore { return &mergeRequestStore{s} }
+
+// Notes returns the store of comments and system notes.
+func (s *Store) Notes() ports.NoteStore { return &noteStore{s} }
+
+// Todos returns the store of users' to-do items.
+func (s *Store) Todos() ports.TodoStore { return &todoStore{s} }
+
+// Subscriptions returns the store of explicit subscriptions.
+func (s *Store) Subscriptions() ports.SubscriptionStore { return &subscriptionStore{s} }
+
 // Tx returns the transaction manager shared by every store of s.
 func (s *Store) Tx() ports.TxManager { return s.tx }
 

@@ -1,0 +1,219 @@
+package domain
+
+import (
+	"regexp"
+	"time"
+)
+
+// MergeRequestState is the state of a merge request as GitLab names it.
+type MergeRequestState string
+
+const (
+	MROpened   MergeRequestState = "opened"
+	MRReopened MergeRequestState = "reopened"
+	MRClosed   MergeRequestState = "closed"
+	MRMerged   MergeRequestState = "merged"
+)
+
+// Open reports whether the state still takes merges and updates.
+func (s MergeRequestState) Open() bool { return s == MROpened || s == MRReopened }
+
+// Merge statuses.
+const (
+	MergeUnchecked      = "unchecked"
+	MergeCanBeMerged    = "can_be_merged"
+	MergeCannotBeMerged = "cannot_be_merged"
+)
+
+// MergeRequest asks to merge SourceBranch of SourceProjectID into
+// TargetBranch of TargetProjectID. ProjectID is the target project, where
+// the IID is unique.
+type MergeRequest struct {
+	ID              int64
+	IID             int64
+	ProjectID       int64 // = TargetProjectID
+	SourceProjectID int64
+	TargetProjectID int64
+	Title           string
+	Description     string
+	State           MergeRequestState
+	SourceBranch    string
+	TargetBranch    string
+	AuthorID        int64
+	AssigneeID      *int64
+	MilestoneID     *int64
+	Labels          []string // sorted, unique
+
+	// MergeStatus is can_be_merged, cannot_be_merged or unchecked; it was
+	// computed for SourceSHA merged into TargetSHA.
+	MergeStatus string
+	// SourceSHA is the source branch head the merge request shows (GitLab's
+	// diff_head_sha, rendered as "sha"); frozen once merged or closed.
+	SourceSHA string
+	// TargetSHA is the target head MergeStatus was computed against.
+	TargetSHA string
+	// BaseSHA is the merge base of SourceSHA and TargetSHA, where the
+	// merge request's changes start.
+	BaseSHA string
+
+	MergeWhenPipelineSucceeds bool
+	MergeUserID               *int64 // who asked for the (deferred) merge
+	// MergeCommitMessage is kept for a deferred merge.
+	MergeCommitMessage string
+	// ShouldRemoveSourceBranch is asked at merge time;
+	// ForceRemoveSourceBranch is the author's wish at creation.
+	ShouldRemoveSourceBranch bool
+	ForceRemoveSourceBranch  bool
+	// PipelineSucceededSHA is the last source commit a pipeline succeeded on.
+	PipelineSucceededSHA string
+
+	// MergeCommitSHA is set once merged (nil when the source was merged
+	// into the target outside the merge request).
+	MergeCommitSHA *string
+	// InFlightSHA is the merge commit written but not yet recorded: the
+	// intent a repair finishes or drops. LockedAt is when it was taken.
+	InFlightSHA string
+	LockedAt    *time.Time
+
+	Upvotes, Downvotes int
+	UserNotesCount     int // maintained from notes; read-only for stores' callers
+
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	MergedAt  *time.Time
+	ClosedAt  *time.Time
+}
+
+// wipPattern is GitLab's work-in-progress title prefix.
+var wipPattern = regexp.MustCompile(`(?i)\A\s*(\[WIP\]\s*|WIP:\s*|WIP\s+)+\s*`)
+
+// WorkInProgress reports whether the title marks the merge request as
+// not ready ("WIP: ...", "[WIP] ...").
+func (m *MergeRequest) WorkInProgress() bool { return wipPattern.MatchString(m.Title) }
+
+// WIPTitle strips a WIP prefix from title.
+func WIPTitle(title string) string { return wipPattern.ReplaceAllString(title, "") }
+
+// MergeRequestFilter selects merge requests. Zero values mean no filter.
+type MergeRequestFilter struct {
+	ProjectID int64
+	// Readable limits to projects the reader may read merge requests of
+	// (used when ProjectID is 0).
+	Readable   ReadScope
+	IIDs       []int64
+	States     []MergeRequestState // empty: all
+	AuthorID   int64
+	AssigneeID int64
+	// MilestoneID filters by milestone; NoMilestone asks for none.
+	MilestoneIDs  []int64
+	NoMilestone   bool
+	Labels        []string // every one of them
+	NoLabels      bool
+	SourceBranch  string
+	TargetBranch  string
+	CreatedAfter  *time.Time // inclusive
+	CreatedBefore *time.Time // inclusive
+	OrderBy       string     // created_at (default) or updated_at
+	Ascending     bool
+	Page          Page
+}
+
+// Note is a comment, or a system note recording a change, on an issue,
+// merge request, snippet or commit.
+type Note struct {
+	ID           int64
+	ProjectID    *int64
+	NoteableType string // TargetIssue, TargetMergeRequest, TargetSnippet, "Commit"
+	NoteableID   int64
+	AuthorID     int64
+	Body         string
+	System       bool
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Todo actions (action_name).
+const (
+	TodoAssigned          = "assigned"
+	TodoMentioned         = "mentioned"
+	TodoBuildFailed       = "build_failed"
+	TodoMarked            = "marked"
+	TodoApprovalRequired  = "approval_required"
+	TodoUnmergeable       = "unmergeable"
+	TodoDirectlyAddressed = "directly_addressed"
+)
+
+// Todo states.
+const (
+	TodoPending = "pending"
+	TodoDone    = "done"
+)
+
+// Todo is an item on a user's to-do list about an issue or merge request.
+type Todo struct {
+	ID         int64
+	UserID     int64 // whose list
+	ProjectID  int64
+	AuthorID   int64  // who caused it
+	TargetType string // TargetIssue or TargetMergeRequest
+	TargetID   int64
+	Action     string
+	State      string
+	Body       string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// TodoFilter selects a user's todos.
+type TodoFilter struct {
+	UserID     int64
+	Action     string
+	AuthorID   int64
+	ProjectID  int64
+	State      string // "" = pending, as GitLab's default
+	TargetType string
+	Page       Page
+}
+
+// Subject names a thing users subscribe to (an issue, a merge request).
+type Subject struct {
+	Type string // TargetIssue or TargetMergeRequest
+	ID   int64
+}
+
+// MergeRequestEvent is published inside the transaction that changed a
+// merge request's state: Action is ActionCreated (opened), ActionClosed,
+// ActionReopened, ActionMerged or ActionUpdated.
+type MergeRequestEvent struct {
+	MergeRequest MergeRequest
+	Action       string
+	Actor        int64
+	// Closes lists the issues a merge closes (merged events only).
+	Closes []IssueKey
+}
+
+// IssueKey names one issue of one project.
+type IssueKey struct {
+	ProjectID int64
+	IID       int64
+}
+
+func (MergeRequestEvent) EventName() string { return "merge_request.event" }
+
+// PipelineSucceeded is published by CI when every job of a pipeline on SHA
+// of Ref passed. Merge requests waiting for it merge then.
+type PipelineSucceeded struct {
+	ProjectID  int64
+	PipelineID int64
+	Ref        string // branch short name
+	SHA        string
+	At         time.Time
+}
+
+func (PipelineSucceeded) EventName() string { return "pipeline.succeeded" }
+
+// IssueRef names an issue from text: "#4" (Project "") or "group/project#4".
+type IssueRef struct {
+	Project string
+	IID     int64
+}
