@@ -21,7 +21,10 @@ var (
 	ErrNotAcceptable   = errors.New("not acceptable")
 	ErrTooLarge        = errors.New("too large")
 	ErrNotModified     = errors.New("not modified")
-	ErrInternal        = errors.New("internal")
+	// ErrUnprocessable is a well-formed request the model refuses (GitLab's
+	// 422, e.g. a merge request from a branch into itself).
+	ErrUnprocessable = errors.New("unprocessable")
+	ErrInternal      = errors.New("internal")
 )
 
 // Error is an error of one kind with the message a client may see.
@@ -114,6 +117,9 @@ func Unauthenticated() error { return &Error{Kind: ErrUnauthenticated, Msg: "401
 
 // NotAllowed is a 405 with an explanation.
 func NotAllowed(msg string) error { return &Error{Kind: ErrNotAllowed, Msg: msg} }
+
+// Unprocessable is a 422 with an explanation.
+func Unprocessable(msg string) error { return &Error{Kind: ErrUnprocessable, Msg: msg} }
 
 // NotAcceptable is a 406 with an explanation.
 func NotAcceptable(msg string) error { return &Error{Kind: ErrNotAcceptable, Msg: msg} }

@@ -24,6 +24,7 @@ var kindStatus = []struct {
 	{core.ErrNotAllowed, http.StatusMethodNotAllowed, "405 Method Not Allowed"},
 	{core.ErrNotAcceptable, http.StatusNotAcceptable, "406 Not Acceptable"},
 	{core.ErrTooLarge, http.StatusRequestEntityTooLarge, "413 Request Entity Too Large"},
+	{core.ErrUnprocessable, http.StatusUnprocessableEntity, "422 Unprocessable Entity"},
 }
 
 // StatusOf maps an error to its HTTP status (500 for unknown errors).

@@ -15,6 +15,7 @@ type eventJSON struct {
 	ProjectID      *int64             `json:"project_id"`
 	ActionName     string             `json:"action_name"`
 	TargetID       *int64             `json:"target_id"`
+	TargetIID      *int64             `json:"target_iid"`
 	TargetType     *string            `json:"target_type"`
 	AuthorID       int64              `json:"author_id"`
 	TargetTitle    *string            `json:"target_title"`
@@ -24,7 +25,10 @@ type eventJSON struct {
 	Data           json.RawMessage    `json:"data"`
 }
 
-func toJSON(base string, e domain.Event, author *domain.User) eventJSON {
+// toJSON renders e; feed supplies its author and its target's IID
+// (target_iid is null for targets without one, as GitLab renders them).
+func toJSON(base string, e domain.Event, feed *Feed) eventJSON {
+	author := feed.Authors[e.AuthorID]
 	out := eventJSON{
 		Title:       apijson.NullString(e.Title),
 		ProjectID:   e.ProjectID,
@@ -35,6 +39,11 @@ func toJSON(base string, e domain.Event, author *domain.User) eventJSON {
 		TargetTitle: apijson.NullString(e.TargetTitle),
 		CreatedAt:   httpx.TimeOf(e.CreatedAt),
 		Data:        json.RawMessage("null"),
+	}
+	if e.TargetID != nil {
+		if iid, ok := feed.TargetIIDs[domain.Subject{Type: e.TargetType, ID: *e.TargetID}]; ok {
+			out.TargetIID = &iid
+		}
 	}
 	if len(e.Data) > 0 && json.Valid(e.Data) {
 		out.Data = e.Data

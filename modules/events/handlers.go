@@ -118,7 +118,7 @@ func render(w http.ResponseWriter, r *http.Request, feed *Feed, pg domain.Page) 
 	base := httpx.BaseURL(r)
 	out := make([]eventJSON, 0, len(feed.Events))
 	for _, e := range feed.Events {
-		out = append(out, toJSON(base, e, feed.Authors[e.AuthorID]))
+		out = append(out, toJSON(base, e, feed))
 	}
 	return httpx.Paginated(w, r, out, feed.Total, pg)
 }

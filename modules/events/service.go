@@ -29,7 +29,9 @@ type Params struct {
 	Projects   ports.ProjectStore   `optional:"true"`
 	Namespaces ports.NamespaceStore `optional:"true"`
 	Site       httpx.Options        `optional:"true"`
-	Log        *zap.Logger
+	// MergeRequests gives merge request events their target_iid.
+	MergeRequests ports.MergeRequestStore `optional:"true"`
+	Log           *zap.Logger
 }
 
 // Service records and lists feed events.
@@ -82,6 +84,38 @@ func (s *Service) subscribe() {
 	s.p.Bus.SubscribeTx(domain.PushEvent{}.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
 		return s.recordPush(ctx, ev.(domain.PushEvent))
 	})
+	s.p.Bus.SubscribeTx(domain.MergeRequestEvent{}.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
+		return s.recordMergeRequest(ctx, ev.(domain.MergeRequestEvent))
+	})
+}
+
+// mergeRequestActions are the merge request changes the feed shows; GitLab
+// records no event for edits (ActionUpdated).
+var mergeRequestActions = map[string]bool{
+	domain.ActionCreated: true, domain.ActionClosed: true, domain.ActionReopened: true, domain.ActionMerged: true,
+}
+
+// recordMergeRequest records a merge request's opening, closing, reopening
+// or merge by its actor and moves the project's last activity, as every
+// project event does in GitLab.
+func (s *Service) recordMergeRequest(ctx context.Context, ev domain.MergeRequestEvent) error {
+	if !mergeRequestActions[ev.Action] {
+		return nil
+	}
+	if s.p.Projects == nil {
+		return errors.New("record merge request event: the project store is not wired")
+	}
+	m := ev.MergeRequest
+	pid, id := m.ProjectID, m.ID
+	e := &domain.Event{ProjectID: &pid, AuthorID: ev.Actor, Action: ev.Action, TargetID: &id,
+		TargetType: domain.TargetMergeRequest, TargetTitle: m.Title}
+	if err := s.Record(ctx, e); err != nil {
+		return err
+	}
+	if err := s.p.Projects.TouchActivity(ctx, pid, e.CreatedAt); err != nil {
+		return fmt.Errorf("record merge request event: project activity: %w", err)
+	}
+	return nil
 }
 
 // Record stores one event, stamping its time.
@@ -95,11 +129,14 @@ func (s *Service) Record(ctx context.Context, e *domain.Event) error {
 	return nil
 }
 
-// Feed is a page of events with their authors, loaded in one query.
+// Feed is a page of events with their authors and their targets' IIDs,
+// each loaded in one query.
 type Feed struct {
 	Events  []domain.Event
 	Authors map[int64]*domain.User
-	Total   int
+	// TargetIIDs holds the IIDs of targets that have one and still exist.
+	TargetIIDs map[domain.Subject]int64
+	Total      int
 }
 
 // ForCaller lists the caller's own events (GET /events).
@@ -175,7 +212,35 @@ func (s *Service) list(ctx context.Context, caller *domain.Caller, f domain.Even
 	for i := range users {
 		authors[users[i].ID] = &users[i]
 	}
-	return &Feed{Events: evs, Authors: authors, Total: total}, nil
+	iids, err := s.targetIIDs(ctx, evs)
+	if err != nil {
+		return nil, err
+	}
+	return &Feed{Events: evs, Authors: authors, TargetIIDs: iids, Total: total}, nil
+}
+
+// targetIIDs loads the IIDs of the merge requests that events target, in
+// one query. Issues and milestones have IIDs too, but no store reads them
+// by ID yet: their events render target_iid null.
+func (s *Service) targetIIDs(ctx context.Context, evs []domain.Event) (map[domain.Subject]int64, error) {
+	out := map[domain.Subject]int64{}
+	var mrIDs []int64
+	for _, e := range evs {
+		if e.TargetID != nil && e.TargetType == domain.TargetMergeRequest {
+			mrIDs = append(mrIDs, *e.TargetID)
+		}
+	}
+	if len(mrIDs) == 0 || s.p.MergeRequests == nil {
+		return out, nil
+	}
+	mrs, err := s.p.MergeRequests.GetMany(ctx, mrIDs)
+	if err != nil {
+		return nil, fmt.Errorf("load merge requests of events: %w", err)
+	}
+	for _, m := range mrs {
+		out[domain.Subject{Type: domain.TargetMergeRequest, ID: m.ID}] = m.IID
+	}
+	return out, nil
 }
 
 func (s *Service) readable(ctx context.Context, caller *domain.Caller) (domain.ReadScope, error) {

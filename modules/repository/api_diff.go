@@ -3,40 +3,14 @@ package repository
 import (
 	"encoding/base64"
 
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// diffJSON is GitLab's Diff entry (RepoDiff).
-type diffJSON struct {
-	Diff        string  `json:"diff"`
-	NewPath     string  `json:"new_path"`
-	OldPath     string  `json:"old_path"`
-	AMode       *string `json:"a_mode"`
-	BMode       string  `json:"b_mode"`
-	NewFile     bool    `json:"new_file"`
-	RenamedFile bool    `json:"renamed_file"`
-	DeletedFile bool    `json:"deleted_file"`
-}
+// diffJSON is GitLab's Diff entry, shared with merge requests.
+type diffJSON = apijson.Diff
 
-func newDiffJSON(d domain.FileDiff) diffJSON {
-	var aMode *string
-	if d.AMode != "" {
-		m := d.AMode
-		aMode = &m
-	}
-	return diffJSON{
-		Diff: d.Diff, NewPath: d.NewPath, OldPath: d.OldPath, AMode: aMode, BMode: d.BMode,
-		NewFile: d.NewFile, RenamedFile: d.RenamedFile, DeletedFile: d.DeletedFile,
-	}
-}
-
-func newDiffsJSON(diffs []domain.FileDiff) []diffJSON {
-	out := make([]diffJSON, 0, len(diffs))
-	for _, d := range diffs {
-		out = append(out, newDiffJSON(d))
-	}
-	return out
-}
+func newDiffsJSON(diffs []domain.FileDiff) []diffJSON { return apijson.DiffsOf(diffs) }
 
 // treeEntryJSON is GitLab's RepoTreeObject.
 type treeEntryJSON struct {

@@ -40,6 +40,7 @@ func TestStoreSuite(t *testing.T) {
 			Tokens: st.Tokens(), Events: st.Events(),
 			Namespaces: st.Namespaces(), Projects: st.Projects(), Members: st.Members(),
 			ProtectedBranches: st.ProtectedBranches(), Releases: st.Releases(), CommitComments: st.CommitComments(),
+			MergeRequests: st.MergeRequests(), Notes: st.Notes(), Todos: st.Todos(), Subscriptions: st.Subscriptions(),
 			Tx: st.Tx(),
 		}
 	})

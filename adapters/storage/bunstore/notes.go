@@ -1,0 +1,172 @@
+package bunstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
+)
+
+// noteRow is a row of notes. noteable_id has no foreign key (it points at
+// a table chosen by noteable_type), nor has author_id (notes are history).
+type noteRow struct {
+	bun.BaseModel `bun:"table:notes,alias:n"`
+
+	ID           int64     `bun:"id,pk,autoincrement"`
+	ProjectID    *int64    `bun:"project_id"`
+	NoteableType string    `bun:"noteable_type"`
+	NoteableID   int64     `bun:"noteable_id"`
+	AuthorID     int64     `bun:"author_id"`
+	Body         string    `bun:"body"`
+	System       bool      `bun:"system"`
+	CreatedAt    time.Time `bun:"created_at"`
+	UpdatedAt    time.Time `bun:"updated_at"`
+}
+
+func (r *noteRow) domain() domain.Note {
+	return domain.Note{
+		ID:           r.ID,
+		ProjectID:    r.ProjectID,
+		NoteableType: r.NoteableType,
+		NoteableID:   r.NoteableID,
+		AuthorID:     r.AuthorID,
+		Body:         r.Body,
+		System:       r.System,
+		CreatedAt:    r.CreatedAt.UTC(),
+		UpdatedAt:    r.UpdatedAt.UTC(),
+	}
+}
+
+type noteStore struct{ s *Store }
+
+// Create inserts n; a zero UpdatedAt is CreatedAt. An unknown project is
+// core.ErrNotFound.
+func (st *noteStore) Create(ctx context.Context, n *domain.Note) error {
+	row := &noteRow{
+		ProjectID:    n.ProjectID,
+		NoteableType: n.NoteableType,
+		NoteableID:   n.NoteableID,
+		AuthorID:     n.AuthorID,
+		Body:         n.Body,
+		System:       n.System,
+		CreatedAt:    orNow(n.CreatedAt),
+	}
+	row.UpdatedAt = row.CreatedAt
+	if !n.UpdatedAt.IsZero() {
+		row.UpdatedAt = ts(n.UpdatedAt)
+	}
+	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
+		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
+		return writeErr(err, "Project")
+	})
+	if err != nil {
+		return fmt.Errorf("bunstore: create note on %s %d: %w", n.NoteableType, n.NoteableID, err)
+	}
+	*n = row.domain()
+	return nil
+}
+
+func (st *noteStore) Get(ctx context.Context, id int64) (*domain.Note, error) {
+	row := new(noteRow)
+	if err := st.s.idb(ctx).NewSelect().Model(row).Where("n.id = ?", id).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("bunstore: get note %d: %w", id, readErr(err, "Note"))
+	}
+	n := row.domain()
+	return &n, nil
+}
+
+// List orders by creation, ID breaking ties, and costs the count and the page.
+func (st *noteStore) List(ctx context.Context, noteableType string, noteableID int64, p domain.Page) ([]domain.Note, int, error) {
+	rows := []noteRow{}
+	q := st.s.idb(ctx).NewSelect().Model(&rows).
+		Where("n.noteable_type = ? AND n.noteable_id = ?", noteableType, noteableID).
+		Order("n.created_at", "n.id")
+	total, err := page(ctx, q, p)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bunstore: list notes of %s %d: %w", noteableType, noteableID, err)
+	}
+	out := make([]domain.Note, len(rows))
+	for i := range rows {
+		out[i] = rows[i].domain()
+	}
+	return out, total, nil
+}
+
+// Update locks the row, applies fn and saves Body and UpdatedAt (now unless
+// fn set it); the other fields do not change. fn's error is returned as is.
+func (st *noteStore) Update(ctx context.Context, id int64, fn func(n *domain.Note) error) (*domain.Note, error) {
+	var out domain.Note
+	var fnErr error
+	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		row := new(noteRow)
+		q := db.NewSelect().Model(row).Where("n.id = ?", id)
+		if st.s.rowLocks {
+			q = q.For("NO KEY UPDATE")
+		}
+		if err := q.Scan(ctx); err != nil {
+			return readErr(err, "Note")
+		}
+		n := row.domain()
+		if fnErr = fn(&n); fnErr != nil {
+			return fnErr
+		}
+		row.Body = n.Body
+		if n.UpdatedAt.Equal(row.UpdatedAt) {
+			row.UpdatedAt = now()
+		} else {
+			row.UpdatedAt = ts(n.UpdatedAt)
+		}
+		if _, err := db.NewUpdate().Model(row).Column("body", "updated_at").WherePK().Exec(ctx); err != nil {
+			return err
+		}
+		out = row.domain()
+		return nil
+	})
+	if fnErr != nil {
+		return nil, fnErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: update note %d: %w", id, err)
+	}
+	return &out, nil
+}
+
+func (st *noteStore) Delete(ctx context.Context, id int64) error {
+	res, err := st.s.idb(ctx).NewDelete().Model((*noteRow)(nil)).Where("id = ?", id).Exec(ctx)
+	if err == nil {
+		err = mustAffect(res, "Note")
+	}
+	if err != nil {
+		return fmt.Errorf("bunstore: delete note %d: %w", id, err)
+	}
+	return nil
+}
+
+// CountUserNotes groups the non-system notes of ids in one query.
+func (st *noteStore) CountUserNotes(ctx context.Context, noteableType string, ids []int64) (map[int64]int, error) {
+	out := map[int64]int{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var counts []struct {
+		ID int64 `bun:"noteable_id"`
+		N  int   `bun:"n"`
+	}
+	err := st.s.idb(ctx).NewSelect().Model((*noteRow)(nil)).
+		Column("n.noteable_id").ColumnExpr("count(*) AS n").
+		Where("n.noteable_type = ? AND n.noteable_id IN (?) AND n.system = ?", noteableType, bun.List(dedupeIDs(ids)), false).
+		Group("n.noteable_id").Scan(ctx, &counts)
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: count notes of %d %s: %w", len(ids), noteableType, err)
+	}
+	for _, c := range counts {
+		out[c.ID] = c.N
+	}
+	return out, nil
+}
+
+var _ ports.NoteStore = (*noteStore)(nil)

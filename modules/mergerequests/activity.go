@@ -1,0 +1,120 @@
+package mergerequests
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// systemNote records a change on the merge request's discussion, in the
+// caller's transaction.
+func (s *Service) systemNote(ctx context.Context, m *domain.MergeRequest, actor int64, body string) error {
+	pid := m.ProjectID
+	n := &domain.Note{ProjectID: &pid, NoteableType: domain.TargetMergeRequest, NoteableID: m.ID,
+		AuthorID: actor, Body: body, System: true, CreatedAt: s.now(), UpdatedAt: s.now()}
+	if err := s.p.Notes.Create(ctx, n); err != nil {
+		return fmt.Errorf("system note: %w", err)
+	}
+	return nil
+}
+
+// publish announces a state change inside the caller's transaction (the
+// events feed records it there).
+func (s *Service) publish(ctx context.Context, m *domain.MergeRequest, action string, actor int64, closes []domain.IssueKey) error {
+	ev := domain.MergeRequestEvent{MergeRequest: *m, Action: action, Actor: actor, Closes: closes}
+	if err := s.p.Bus.Publish(ctx, ev); err != nil {
+		return fmt.Errorf("publish merge request %s: %w", action, err)
+	}
+	return nil
+}
+
+// closingPattern is GitLab's default issue closing pattern: a keyword,
+// then one or more issue references.
+var (
+	closingPattern = regexp.MustCompile(`(?i)\b(?:clos(?:e[sd]?|ing)|fix(?:e[sd]|ing)?|resolv(?:e[sd]?|ing))\b:? +((?:(?:issues? +)?(?:[a-z0-9_.\-/]+)?#\d+(?:, *| +and +)?)+)`)
+	issueRef       = regexp.MustCompile(`(?i)([a-z0-9_.\-/]+)?#(\d+)`)
+)
+
+// parseClosing returns the issue references text closes, in order, each once.
+func parseClosing(text string) []domain.IssueRef {
+	var out []domain.IssueRef
+	seen := map[domain.IssueRef]bool{}
+	for _, clause := range closingPattern.FindAllStringSubmatch(text, -1) {
+		for _, ref := range issueRef.FindAllStringSubmatch(clause[1], -1) {
+			iid, err := strconv.ParseInt(ref[2], 10, 64)
+			if err != nil || iid <= 0 {
+				continue
+			}
+			r := domain.IssueRef{Project: strings.ToLower(ref[1]), IID: iid}
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// closingRefs are the references in the description and the source
+// commits' messages, as text ("#1", "group/project#4").
+func (s *Service) closingRefs(ctx context.Context, m *domain.MergeRequest) []string {
+	var out []string
+	for _, r := range s.closingRefList(ctx, m) {
+		out = append(out, r.Project+"#"+strconv.FormatInt(r.IID, 10))
+	}
+	return out
+}
+
+func (s *Service) closingRefList(ctx context.Context, m *domain.MergeRequest) []domain.IssueRef {
+	text := m.Description
+	if m.SourceSHA != "" {
+		q := domain.LogQuery{Ref: m.SourceSHA, Limit: 1000}
+		if m.TargetSHA != "" {
+			q.Exclude = []string{m.TargetSHA}
+		}
+		commits, err := s.p.Repos.Log(ctx, repoOf(m.SourceProjectID), q)
+		if err != nil {
+			s.log.Debug("commits of merge request for closing references", zap.Error(err))
+		}
+		for _, c := range commits {
+			text += "\n" + c.Message
+		}
+	}
+	return parseClosing(text)
+}
+
+// closingKeys resolves the references to projects; references to
+// projects that do not exist are dropped. Who may close what is the
+// issues module's rule when it receives the merged event.
+func (s *Service) closingKeys(ctx context.Context, m *domain.MergeRequest) []domain.IssueKey {
+	var out []domain.IssueKey
+	for _, r := range s.closingRefList(ctx, m) {
+		pid := m.ProjectID
+		if r.Project != "" {
+			p, err := s.p.Projects.GetByFullPath(ctx, r.Project)
+			if err != nil {
+				continue
+			}
+			pid = p.ID
+		}
+		out = append(out, domain.IssueKey{ProjectID: pid, IID: r.IID})
+	}
+	return out
+}
+
+// sentence joins items the way Rails' to_sentence does.
+func sentence(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}

@@ -1,0 +1,280 @@
+package mergerequests
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/apijson"
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/httpx"
+)
+
+// listParams are the filters shared by both lists.
+type listParams struct {
+	State         string     `param:"state"`
+	OrderBy       string     `param:"order_by"`
+	Sort          string     `param:"sort"`
+	Milestone     *string    `param:"milestone"`
+	View          string     `param:"view"`
+	Labels        *[]string  `param:"labels"`
+	CreatedAfter  *time.Time `param:"created_after"`
+	CreatedBefore *time.Time `param:"created_before"`
+	IIDs          []int64    `param:"iids"`
+	AuthorID      int64      `param:"author_id"`
+	AssigneeID    int64      `param:"assignee_id"`
+	Scope         string     `param:"scope"`
+}
+
+func invalidValue(name string) error {
+	return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: name + " does not have a valid value"}
+}
+
+// filter turns the parameters into a store filter.
+func (in listParams) filter(pg domain.Page) (domain.MergeRequestFilter, error) {
+	f := domain.MergeRequestFilter{IIDs: in.IIDs, AuthorID: in.AuthorID, AssigneeID: in.AssigneeID,
+		CreatedAfter: in.CreatedAfter, CreatedBefore: in.CreatedBefore, Page: pg}
+	switch in.State {
+	case "", "all":
+	case "opened":
+		f.States = []domain.MergeRequestState{domain.MROpened, domain.MRReopened}
+	case "closed":
+		f.States = []domain.MergeRequestState{domain.MRClosed}
+	case "merged":
+		f.States = []domain.MergeRequestState{domain.MRMerged}
+	default:
+		return f, invalidValue("state")
+	}
+	switch in.OrderBy {
+	case "", "created_at":
+		f.OrderBy = "created_at"
+	case "updated_at":
+		f.OrderBy = "updated_at"
+	default:
+		return f, invalidValue("order_by")
+	}
+	switch in.Sort {
+	case "", "desc":
+	case "asc":
+		f.Ascending = true
+	default:
+		return f, invalidValue("sort")
+	}
+	switch in.View {
+	case "", "simple":
+	default:
+		return f, invalidValue("view")
+	}
+	if in.Labels != nil {
+		labels := normalizeLabels(*in.Labels)
+		if len(labels) == 1 && strings.EqualFold(labels[0], "No Label") {
+			f.NoLabels = true
+		} else {
+			f.Labels = labels
+		}
+	}
+	return f, nil
+}
+
+// milestoneFilter resolves the milestone title filter; false when nothing
+// can match (a title no milestone has).
+func (s *Service) milestoneFilter(ctx context.Context, f *domain.MergeRequestFilter, projectID int64, title *string) (bool, error) {
+	if title == nil || *title == "" {
+		return true, nil
+	}
+	if strings.EqualFold(*title, "None") || strings.EqualFold(*title, "No Milestone") {
+		f.NoMilestone = true
+		return true, nil
+	}
+	if s.p.Milestones == nil || projectID == 0 {
+		return false, nil
+	}
+	ids, err := s.p.Milestones.IDsByTitle(ctx, projectID, *title)
+	if err != nil {
+		return false, fmt.Errorf("milestones titled %q: %w", *title, err)
+	}
+	f.MilestoneIDs = ids
+	return len(ids) > 0, nil
+}
+
+// GET /projects/:id/merge_requests
+func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
+	t, err := h.s.project(r)
+	if err != nil {
+		return err
+	}
+	var in listParams
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	pg, err := httpx.PageOf(r)
+	if err != nil {
+		return err
+	}
+	f, err := in.filter(pg)
+	if err != nil {
+		return err
+	}
+	f.ProjectID = t.project.ID
+	return h.render(w, r, f, in)
+}
+
+// GET /merge_requests: the caller's merge requests across the projects
+// whose merge requests they may read.
+func (h handlers) listAll(w http.ResponseWriter, r *http.Request) error {
+	caller, err := httpx.RequireUser(r)
+	if err != nil {
+		return err
+	}
+	var in listParams
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	pg, err := httpx.PageOf(r)
+	if err != nil {
+		return err
+	}
+	f, err := in.filter(pg)
+	if err != nil {
+		return err
+	}
+	switch in.Scope {
+	case "", "created_by_me", "created-by-me":
+		f.AuthorID = caller.UserID()
+	case "assigned_to_me", "assigned-to-me":
+		f.AssigneeID = caller.UserID()
+	case "all":
+	default:
+		return invalidValue("scope")
+	}
+	if f.Readable, err = h.s.p.Policy.ProjectScopeAt(r.Context(), caller, domain.Reporter); err != nil {
+		return fmt.Errorf("readable projects: %w", err)
+	}
+	return h.render(w, r, f, in)
+}
+
+// render lists one page, refreshed against git, in the asked view.
+func (h handlers) render(w http.ResponseWriter, r *http.Request, f domain.MergeRequestFilter, in listParams) error {
+	ctx := r.Context()
+	ok, err := h.s.milestoneFilter(ctx, &f, f.ProjectID, in.Milestone)
+	if err != nil {
+		return err
+	}
+	var list []domain.MergeRequest
+	total := 0
+	if ok {
+		if list, total, err = h.s.p.MergeRequests.List(ctx, f); err != nil {
+			return fmt.Errorf("list merge requests: %w", err)
+		}
+		list = h.s.refreshList(ctx, list)
+	}
+	if in.View == "simple" {
+		out, err := h.s.p.Presenter.RenderSimple(ctx, r, list)
+		if err != nil {
+			return err
+		}
+		return httpx.Paginated(w, r, out, total, f.Page)
+	}
+	out, err := h.s.p.Presenter.Render(ctx, r, httpx.CallerOf(r), list)
+	if err != nil {
+		return err
+	}
+	return httpx.Paginated(w, r, out, total, f.Page)
+}
+
+// closesIssues lists the issues merging would close that the caller may
+// read. Without an issues module there are none to find.
+func (s *Service) closesIssues(ctx context.Context, r *http.Request, t target, m *domain.MergeRequest) ([]issueJSON, error) {
+	out := []issueJSON{}
+	if s.p.Issues == nil {
+		return out, nil
+	}
+	byProject := map[int64][]int64{}
+	var order []int64
+	for _, k := range s.closingKeys(ctx, m) {
+		if _, ok := byProject[k.ProjectID]; !ok {
+			order = append(order, k.ProjectID)
+		}
+		byProject[k.ProjectID] = append(byProject[k.ProjectID], k.IID)
+	}
+	var issues []domain.Issue
+	for _, pid := range order {
+		p := t.project
+		if pid != t.project.ID {
+			var err error
+			if p, err = s.p.Projects.Get(ctx, pid); err != nil {
+				continue
+			}
+			rights, err := s.p.Policy.Project(ctx, t.caller, p)
+			if err != nil || !rights.Read {
+				continue
+			}
+		}
+		found, err := s.p.Issues.ByIIDs(ctx, pid, byProject[pid])
+		if err != nil {
+			return nil, fmt.Errorf("issues closed by merge request: %w", err)
+		}
+		issues = append(issues, found...)
+	}
+	return s.renderIssues(ctx, r, issues)
+}
+
+// renderIssues renders issues with their users and milestones loaded at once.
+func (s *Service) renderIssues(ctx context.Context, r *http.Request, issues []domain.Issue) ([]issueJSON, error) {
+	out := make([]issueJSON, 0, len(issues))
+	var userIDs, milestoneIDs []int64
+	for _, is := range issues {
+		userIDs = append(userIDs, is.AuthorID)
+		if is.AssigneeID != nil {
+			userIDs = append(userIDs, *is.AssigneeID)
+		}
+		if is.MilestoneID != nil {
+			milestoneIDs = append(milestoneIDs, *is.MilestoneID)
+		}
+	}
+	users, err := s.p.Users.GetMany(ctx, userIDs)
+	if err != nil {
+		return nil, fmt.Errorf("users of issues: %w", err)
+	}
+	byID := map[int64]*domain.User{}
+	for i := range users {
+		byID[users[i].ID] = &users[i]
+	}
+	milestones := map[int64]*domain.Milestone{}
+	if s.p.Milestones != nil && len(milestoneIDs) > 0 {
+		ms, err := s.p.Milestones.GetMany(ctx, milestoneIDs)
+		if err != nil {
+			return nil, fmt.Errorf("milestones of issues: %w", err)
+		}
+		for i := range ms {
+			milestones[ms[i].ID] = &ms[i]
+		}
+	}
+	base := httpx.BaseURL(r)
+	user := func(id *int64) *apijson.UserBasic {
+		if id == nil || byID[*id] == nil {
+			return nil
+		}
+		u := apijson.UserBasicOf(base, byID[*id])
+		return &u
+	}
+	for _, is := range issues {
+		labels := is.Labels
+		if labels == nil {
+			labels = []string{}
+		}
+		var milestone *apijson.Milestone
+		if is.MilestoneID != nil {
+			milestone = apijson.MilestoneOf(milestones[*is.MilestoneID])
+		}
+		author := is.AuthorID
+		out = append(out, issueJSON{ID: is.ID, IID: is.IID, ProjectID: is.ProjectID, Title: is.Title,
+			Description: is.Description, State: is.State, CreatedAt: httpx.TimeOf(is.CreatedAt),
+			UpdatedAt: httpx.TimeOf(is.UpdatedAt), Labels: labels, Milestone: milestone,
+			Author: user(&author), Assignee: user(is.AssigneeID), UserNotesCount: is.UserNotesCount})
+	}
+	return out, nil
+}

@@ -1,0 +1,364 @@
+package mergerequests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// GitLab's answers to a merge that may not happen.
+var (
+	errCannotMerge  = core.NotAllowed("Branch cannot be merged")
+	errNotMergeable = core.NotAllowed("405 Method Not Allowed")
+	errNotOpen      = core.NotAcceptable("Method Not Allowed")
+)
+
+// maxRefAttempts bounds how often a merge is redone against a target that
+// moved while it was being written.
+const maxRefAttempts = 40
+
+// mergeOptions are the parameters of PUT .../merge.
+type mergeOptions struct {
+	message      string
+	removeSource bool
+	sha          string
+	whenPipeline bool
+}
+
+// merge runs GitLab's accept checks, then merges now or defers the merge
+// until a pipeline succeeds.
+func (s *Service) merge(ctx context.Context, t target, m *domain.MergeRequest, opt mergeOptions) (*domain.MergeRequest, error) {
+	ok, err := s.canMerge(ctx, t, m.TargetBranch)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, core.Unauthenticated()
+	}
+	if m, err = s.refresh(ctx, m, 0); err != nil {
+		return nil, err
+	}
+	if !m.State.Open() {
+		return nil, errNotOpen
+	}
+	if m.LockedAt != nil || m.WorkInProgress() {
+		return nil, errNotMergeable
+	}
+	succeeded := m.PipelineSucceededSHA != "" && m.PipelineSucceededSHA == m.SourceSHA
+	if !opt.whenPipeline && t.project.OnlyAllowMergeIfPipelineSucceeds && !succeeded {
+		return nil, errNotMergeable
+	}
+	if m.MergeStatus != domain.MergeCanBeMerged {
+		return nil, errCannotMerge
+	}
+	if opt.sha != "" && opt.sha != m.SourceSHA {
+		return nil, core.Conflict("SHA does not match HEAD of source branch: " + m.SourceSHA)
+	}
+	if opt.whenPipeline && !succeeded {
+		return s.deferMerge(ctx, t, m, opt)
+	}
+	return s.mergeNow(ctx, t.caller.User, m, opt)
+}
+
+// deferMerge stores the wish to merge when the source head's pipeline
+// succeeds (the flag lives in the database: a restart does not lose it).
+func (s *Service) deferMerge(ctx context.Context, t target, m *domain.MergeRequest, opt mergeOptions) (*domain.MergeRequest, error) {
+	actor := t.caller.UserID()
+	var out *domain.MergeRequest
+	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+			if !cur.State.Open() {
+				return errNotOpen
+			}
+			if cur.LockedAt != nil {
+				return errNotMergeable
+			}
+			cur.MergeWhenPipelineSucceeds = true
+			cur.MergeUserID = &actor
+			cur.MergeCommitMessage = opt.message
+			cur.ShouldRemoveSourceBranch = opt.removeSource
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if m.MergeWhenPipelineSucceeds {
+			return nil // already waiting: the new options replace the old
+		}
+		return s.systemNote(ctx, out, actor, fmt.Sprintf("enabled an automatic merge when the pipeline for %s succeeds", out.SourceSHA))
+	})
+	return out, err
+}
+
+// cancelWhenPipeline drops a deferred merge.
+func (s *Service) cancelWhenPipeline(ctx context.Context, t target, m *domain.MergeRequest) (*domain.MergeRequest, error) {
+	ok, err := s.canMerge(ctx, t, m.TargetBranch)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, core.Unauthenticated()
+	}
+	if !m.State.Open() {
+		return nil, core.NotAllowed("405 Method Not Allowed")
+	}
+	if !m.MergeWhenPipelineSucceeds {
+		return nil, core.NotAcceptable("406 Not Acceptable")
+	}
+	actor := t.caller.UserID()
+	var out *domain.MergeRequest
+	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+			if !cur.State.Open() {
+				return core.NotAllowed("405 Method Not Allowed")
+			}
+			if !cur.MergeWhenPipelineSucceeds {
+				return core.NotAcceptable("406 Not Acceptable")
+			}
+			cur.MergeWhenPipelineSucceeds = false
+			cur.MergeUserID, cur.MergeCommitMessage, cur.ShouldRemoveSourceBranch = nil, "", false
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return s.systemNote(ctx, out, actor, "canceled the automatic merge")
+	})
+	return out, err
+}
+
+// mergeNow writes the merge: claim the merge request (one merge at a
+// time, whatever the number of callers), write the merge commit, record
+// it as the intent, move the target by compare-and-swap, record the
+// outcome. A crash between the last two is finished by repairLock.
+func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.MergeRequest, opt mergeOptions) (*domain.MergeRequest, error) {
+	actor := by.ID
+	source := m.SourceSHA
+	claimed, err := s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		switch {
+		case !cur.State.Open():
+			return errNotOpen
+		case cur.LockedAt != nil:
+			return errNotMergeable
+		case cur.SourceSHA != source:
+			return core.Conflict("SHA does not match HEAD of source branch: " + cur.SourceSHA)
+		}
+		now := s.now()
+		cur.LockedAt = &now
+		cur.MergeUserID = &actor
+		cur.ShouldRemoveSourceBranch = opt.removeSource || cur.ShouldRemoveSourceBranch
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	locked := *claimed.LockedAt
+	release := func(status string) {
+		_, err := s.p.MergeRequests.Update(context.WithoutCancel(ctx), m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+			if cur.LockedAt == nil || !cur.LockedAt.Equal(locked) {
+				return errRaced
+			}
+			cur.LockedAt, cur.InFlightSHA = nil, ""
+			if status != "" {
+				cur.MergeStatus = status
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errRaced) {
+			s.log.Error("release merge lock", zap.Int64("merge_request_id", m.ID), zap.Error(err))
+		}
+	}
+	message := opt.message
+	if message == "" {
+		message = s.defaultMessage(ctx, claimed)
+	}
+	sig := domain.Signature{Name: by.Name, Email: by.Email, When: s.now()}
+	repo, ref := repoOf(m.ProjectID), domain.BranchPrefix+m.TargetBranch
+	for attempt := 0; ; attempt++ {
+		tgt, err := s.branchHead(ctx, m.TargetProjectID, m.TargetBranch)
+		if err != nil || tgt == "" {
+			release(domain.MergeCannotBeMerged)
+			if err != nil {
+				return nil, err
+			}
+			return nil, errCannotMerge
+		}
+		if in, err := s.p.Repos.IsAncestor(ctx, repo, source, tgt); err != nil {
+			release("")
+			return nil, backendErr(err, "is source in target")
+		} else if in {
+			// Already in the target: nothing to write, the request is merged.
+			return s.recordMerged(ctx, claimed, nil, actor, "")
+		}
+		res, err := s.p.Repos.Merge(ctx, repo, domain.MergeSpec{Ours: tgt, Theirs: source, Message: message, Author: sig, Committer: sig})
+		if err != nil {
+			release("")
+			return nil, backendErr(err, "write merge commit")
+		}
+		if len(res.Conflicts) > 0 || res.CommitID == "" {
+			release(domain.MergeCannotBeMerged)
+			return nil, errCannotMerge
+		}
+		_, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+			if cur.LockedAt == nil || !cur.LockedAt.Equal(locked) {
+				return errRaced
+			}
+			cur.InFlightSHA = res.CommitID
+			return nil
+		})
+		if err != nil {
+			release("")
+			if errors.Is(err, errRaced) {
+				return nil, errNotMergeable
+			}
+			return nil, fmt.Errorf("record merge intent: %w", err)
+		}
+		err = s.p.Repos.UpdateRef(ctx, repo, ref, res.CommitID, tgt)
+		if err == nil {
+			out, err := s.recordMerged(context.WithoutCancel(ctx), claimed, &res.CommitID, actor, tgt)
+			if err != nil {
+				// The target moved: repairLock records it on the next read.
+				s.log.Error("record merge", zap.Int64("merge_request_id", m.ID), zap.String("merge_commit", res.CommitID), zap.Error(err))
+				return nil, fmt.Errorf("record merge: %w", err)
+			}
+			s.removeSourceBranch(context.WithoutCancel(ctx), out, actor)
+			return out, nil
+		}
+		if !errors.Is(err, core.ErrStale) || attempt+1 >= maxRefAttempts {
+			release("")
+			if errors.Is(err, core.ErrStale) {
+				return nil, core.Conflict("The target branch changed too often while merging; try again")
+			}
+			return nil, backendErr(err, "move target branch")
+		}
+		if err := pause(ctx, attempt); err != nil {
+			release("")
+			return nil, err
+		}
+	}
+}
+
+// pause waits a little, longer after each lost race.
+func pause(ctx context.Context, attempt int) error {
+	ceiling := min(10*time.Millisecond<<min(attempt, 7), time.Second)
+	t := time.NewTimer(time.Millisecond + rand.N(ceiling))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// defaultMessage is GitLab 9.x's merge commit message.
+func (s *Service) defaultMessage(ctx context.Context, m *domain.MergeRequest) string {
+	msg := fmt.Sprintf("Merge branch '%s' into '%s'\n\n%s", m.SourceBranch, m.TargetBranch, m.Title)
+	if refs := s.closingRefs(ctx, m); len(refs) > 0 {
+		msg += "\n\nCloses " + sentence(refs)
+	}
+	p, err := s.p.Projects.Get(ctx, m.ProjectID)
+	ref := fmt.Sprintf("!%d", m.IID)
+	if err == nil {
+		ref = s.fullPath(ctx, p) + ref
+	}
+	return msg + "\n\nSee merge request " + ref
+}
+
+// recordMerged saves the merged state with its note, feed event and done
+// todos in one transaction, then announces the target's move. mergeSHA
+// is nil when the source reached the target outside the merge request.
+func (s *Service) recordMerged(ctx context.Context, m *domain.MergeRequest, mergeSHA *string, actor int64, targetBefore string) (*domain.MergeRequest, error) {
+	closes := s.closingKeys(ctx, m)
+	var out *domain.MergeRequest
+	already := false
+	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+			if cur.State == domain.MRMerged {
+				already = true
+				return errRaced
+			}
+			now := s.now()
+			cur.State = domain.MRMerged
+			cur.MergeCommitSHA = mergeSHA
+			cur.MergedAt = &now
+			cur.LockedAt, cur.InFlightSHA = nil, ""
+			cur.MergeWhenPipelineSucceeds = false
+			cur.MergeStatus = domain.MergeCanBeMerged
+			if cur.MergeUserID == nil {
+				cur.MergeUserID = &actor
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := s.systemNote(ctx, out, actor, "merged"); err != nil {
+			return err
+		}
+		if _, err := s.p.Todos.MarkTargetDone(ctx, actor, subject(out)); err != nil {
+			return fmt.Errorf("mark todos done: %w", err)
+		}
+		return s.publish(ctx, out, domain.ActionMerged, actor, closes)
+	})
+	if already {
+		return s.p.MergeRequests.Get(ctx, m.ProjectID, m.IID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if mergeSHA != nil && targetBefore != "" {
+		s.announcePush(ctx, out.ProjectID, actor, out.TargetBranch, targetBefore, *mergeSHA)
+	}
+	return out, nil
+}
+
+// removeSourceBranch deletes the source after a merge when asked, unless
+// it is protected or moved since (new commits would be lost).
+func (s *Service) removeSourceBranch(ctx context.Context, m *domain.MergeRequest, actor int64) {
+	if !m.ShouldRemoveSourceBranch && !m.ForceRemoveSourceBranch {
+		return
+	}
+	if _, protected, err := s.protection(ctx, m.SourceProjectID, m.SourceBranch); err != nil || protected {
+		return
+	}
+	repo := repoOf(m.SourceProjectID)
+	err := s.p.Repos.UpdateRef(ctx, repo, domain.BranchPrefix+m.SourceBranch, domain.ZeroID, m.SourceSHA)
+	if err != nil {
+		if !errors.Is(err, core.ErrStale) && !errors.Is(err, core.ErrNotFound) {
+			s.log.Error("remove source branch", zap.Int64("merge_request_id", m.ID), zap.Error(err))
+		}
+		return
+	}
+	s.announcePush(ctx, m.SourceProjectID, actor, m.SourceBranch, m.SourceSHA, domain.ZeroID)
+}
+
+// announcePush tells other modules a branch moved (feeds, CI, other merge
+// requests on the branch).
+func (s *Service) announcePush(ctx context.Context, projectID, actor int64, branch, before, after string) {
+	ev := domain.PushEvent{ProjectID: projectID, Actor: actor, Ref: domain.BranchPrefix + branch,
+		Before: before, After: after, At: s.now()}
+	if after != domain.ZeroID {
+		if c, err := s.p.Repos.Commit(ctx, repoOf(projectID), after); err == nil {
+			ev.Commits = []domain.PushCommit{{ID: c.ID, Message: c.Message, Timestamp: c.Committer.When, Author: c.Author}}
+			ev.TotalCommits = 1
+		}
+	}
+	if err := s.p.Bus.Publish(ctx, ev); err != nil {
+		s.log.Error("push event of merge", zap.Int64("project_id", projectID), zap.String("branch", branch), zap.Error(err))
+	}
+}
+
+func subject(m *domain.MergeRequest) domain.Subject {
+	return domain.Subject{Type: domain.TargetMergeRequest, ID: m.ID}
+}

@@ -1,0 +1,378 @@
+package mergerequests_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/hearth-forge/hearth/app/apptest"
+	"github.com/hearth-forge/hearth/core/apijson"
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
+)
+
+// Access levels as the members API takes them.
+const (
+	guest     = 10
+	reporter  = 20
+	developer = 30
+	master    = 40
+)
+
+// mrServer is a running Hearth (real stores, real git) for the merge
+// request API tests, with the bus to publish pipeline results on.
+type mrServer struct {
+	*apptest.Server
+	t         *testing.T
+	protected ports.ProtectedBranchStore
+	bus       ports.EventBus
+}
+
+func newServer(t *testing.T, opts ...apptest.Option) *mrServer {
+	t.Helper()
+	s := &mrServer{t: t}
+	opts = append(opts, apptest.With(fx.Populate(&s.protected, &s.bus)))
+	s.Server = apptest.New(t, opts...)
+	return s
+}
+
+// person is a user with an api token.
+type person struct {
+	id    int64
+	name  string
+	token string
+}
+
+// person creates a user and a personal token for it.
+func (s *mrServer) person(name string) person {
+	s.t.Helper()
+	var u struct{ ID int64 }
+	s.JSON(s.t, "POST", "/users", s.RootToken, url.Values{"username": {name}, "email": {name + "@example.com"},
+		"name": {"User " + name}, "password": {"secret-" + name + "-pw"}, "skip_confirmation": {"true"}}, 201, &u)
+	_, secret, err := s.Users.CreatePersonalToken(context.Background(), nil, u.ID, "tests", []string{"api"}, nil)
+	if err != nil {
+		s.t.Fatalf("token of %s: %v", name, err)
+	}
+	return person{id: u.ID, name: name, token: secret}
+}
+
+// project creates an empty project as root (path root/<name>).
+func (s *mrServer) project(name, visibility string) int64 {
+	s.t.Helper()
+	var p struct{ ID int64 }
+	s.JSON(s.t, "POST", "/projects", s.RootToken, url.Values{"name": {name}, "visibility": {visibility}}, 201, &p)
+	return p.ID
+}
+
+// member adds p to a project with level.
+func (s *mrServer) member(projectID int64, p person, level int) {
+	s.t.Helper()
+	s.JSON(s.t, "POST", fmt.Sprintf("/projects/%d/members", projectID), s.RootToken,
+		url.Values{"user_id": {fmt.Sprint(p.id)}, "access_level": {fmt.Sprint(level)}}, 201, nil)
+}
+
+// protect protects a branch through the store.
+func (s *mrServer) protect(projectID int64, name string, devsCanPush, devsCanMerge bool) {
+	s.t.Helper()
+	rule := domain.ProtectedBranch{ProjectID: projectID, Name: name, DevelopersCanPush: devsCanPush, DevelopersCanMerge: devsCanMerge}
+	if _, err := s.protected.Protect(context.Background(), rule); err != nil {
+		s.t.Fatalf("protect %s: %v", name, err)
+	}
+}
+
+// commit writes one commit creating or updating path on branch through the
+// git backend (branching from start when branch is new); it returns its SHA.
+func (s *mrServer) commit(projectID int64, branch, start, path, content string) string {
+	s.t.Helper()
+	repo := apijson.RepoPath(projectID)
+	action, rev := domain.FileCreate, branch
+	if _, ok := s.head(projectID, branch); !ok && start != "" {
+		rev = start
+	}
+	if _, err := s.Repos.File(context.Background(), repo, rev, path); err == nil {
+		action = domain.FileUpdate
+	}
+	sig := domain.Signature{Name: "Seeder", Email: "seeder@example.com", When: time.Now().UTC().Truncate(time.Second)}
+	c, err := s.Repos.CommitFiles(context.Background(), repo, domain.CommitFiles{
+		Branch: branch, StartBranch: start, Message: "Change " + path + "\n\nbody",
+		Author: sig, Committer: sig,
+		Actions: []domain.FileAction{{Action: action, Path: path, Content: []byte(content)}},
+	})
+	if err != nil {
+		s.t.Fatalf("commit %s on %s: %v", path, branch, err)
+	}
+	return c.ID
+}
+
+// head reads a branch head straight from git.
+func (s *mrServer) head(projectID int64, branch string) (string, bool) {
+	s.t.Helper()
+	b, err := s.Repos.Branch(context.Background(), apijson.RepoPath(projectID), branch)
+	if err != nil {
+		return "", false
+	}
+	return b.Commit.ID, true
+}
+
+// gitCommit reads a commit straight from git.
+func (s *mrServer) gitCommit(projectID int64, sha string) domain.Commit {
+	s.t.Helper()
+	c, err := s.Repos.Commit(context.Background(), apijson.RepoPath(projectID), sha)
+	if err != nil {
+		s.t.Fatalf("commit %s: %v", sha, err)
+	}
+	return c
+}
+
+// moveRef moves a branch from old to new in git, as a push would, without
+// going through the API.
+func (s *mrServer) moveRef(projectID int64, branch, newID, oldID string) {
+	s.t.Helper()
+	if err := s.Repos.UpdateRef(context.Background(), apijson.RepoPath(projectID), domain.BranchPrefix+branch, newID, oldID); err != nil {
+		s.t.Fatalf("move %s: %v", branch, err)
+	}
+}
+
+// pipelineSucceeded publishes what CI publishes when a pipeline passes.
+func (s *mrServer) pipelineSucceeded(projectID int64, ref, sha string) {
+	s.t.Helper()
+	ev := domain.PipelineSucceeded{ProjectID: projectID, PipelineID: 1, Ref: ref, SHA: sha, At: time.Now().UTC()}
+	if err := s.bus.Publish(context.Background(), ev); err != nil {
+		s.t.Fatalf("publish %+v: %v", ev, err)
+	}
+}
+
+// seeded is a project whose master and branches are:
+// base (README "hello") <- master (README "ours");
+// base <- feature (adds feature.txt; merges cleanly);
+// base <- conflict (README "theirs"; conflicts with master).
+type seeded struct {
+	id                              int64
+	name                            string
+	base, master, feature, conflict string
+}
+
+func (s *mrServer) seed(name, visibility string) seeded {
+	s.t.Helper()
+	r := seeded{id: s.project(name, visibility), name: name}
+	r.base = s.commit(r.id, "master", "", "README.md", "hello\n")
+	r.feature = s.commit(r.id, "feature", "master", "feature.txt", "feature\n")
+	r.conflict = s.commit(r.id, "conflict", "master", "README.md", "theirs\n")
+	r.master = s.commit(r.id, "master", "", "README.md", "ours\n")
+	return r
+}
+
+// branch creates a branch off master with one new file; it returns its head.
+func (s *mrServer) branch(r seeded, name string) string {
+	s.t.Helper()
+	return s.commit(r.id, name, "master", name+".txt", name+"\n")
+}
+
+// mrJSON is the merge request entity as the tests read it.
+type mrJSON struct {
+	ID                        int64           `json:"id"`
+	IID                       int64           `json:"iid"`
+	ProjectID                 int64           `json:"project_id"`
+	Title                     string          `json:"title"`
+	Description               string          `json:"description"`
+	State                     string          `json:"state"`
+	CreatedAt                 string          `json:"created_at"`
+	UpdatedAt                 string          `json:"updated_at"`
+	TargetBranch              string          `json:"target_branch"`
+	SourceBranch              string          `json:"source_branch"`
+	Upvotes                   int             `json:"upvotes"`
+	Downvotes                 int             `json:"downvotes"`
+	Author                    *userJSON       `json:"author"`
+	Assignee                  *userJSON       `json:"assignee"`
+	SourceProjectID           int64           `json:"source_project_id"`
+	TargetProjectID           int64           `json:"target_project_id"`
+	Labels                    []string        `json:"labels"`
+	WorkInProgress            bool            `json:"work_in_progress"`
+	Milestone                 json.RawMessage `json:"milestone"`
+	MergeWhenPipelineSucceeds bool            `json:"merge_when_pipeline_succeeds"`
+	MergeStatus               string          `json:"merge_status"`
+	SHA                       string          `json:"sha"`
+	MergeCommitSHA            *string         `json:"merge_commit_sha"`
+	UserNotesCount            int             `json:"user_notes_count"`
+	ShouldRemoveSourceBranch  bool            `json:"should_remove_source_branch"`
+	ForceRemoveSourceBranch   bool            `json:"force_remove_source_branch"`
+	WebURL                    string          `json:"web_url"`
+	Subscribed                bool            `json:"subscribed"`
+	MergedAt                  *string         `json:"merged_at"`
+	ClosedAt                  *string         `json:"closed_at"`
+}
+
+type userJSON struct {
+	ID       int64  `json:"id"`
+	Username string `json:"username"`
+}
+
+func mrsPath(projectID int64) string { return fmt.Sprintf("/projects/%d/merge_requests", projectID) }
+
+func mrPath(projectID, iid int64, suffix string) string {
+	return fmt.Sprintf("/projects/%d/merge_requests/%d%s", projectID, iid, suffix)
+}
+
+// form builds url.Values from key, value pairs.
+func form(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Add(kv[i], kv[i+1])
+	}
+	return v
+}
+
+// expect sends a request, checks the status and, when want is not empty,
+// that the body equals want (as JSON).
+func (s *mrServer) expect(status int, want, method, path, token string, body any) []byte {
+	s.t.Helper()
+	resp, data := s.Do(s.t, method, path, token, body)
+	if resp.StatusCode != status {
+		s.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, resp.StatusCode, status, data)
+	}
+	if want != "" && !jsonEqual(data, []byte(want)) {
+		s.t.Fatalf("%s %s: body %s, want %s", method, path, data, want)
+	}
+	return data
+}
+
+// expectEmpty checks a 304 with no body.
+func (s *mrServer) expectEmpty(status int, method, path, token string, body any) {
+	s.t.Helper()
+	resp, data := s.Do(s.t, method, path, token, body)
+	if resp.StatusCode != status || len(data) != 0 {
+		s.t.Fatalf("%s %s: status %d body %q, want %d with an empty body", method, path, resp.StatusCode, data, status)
+	}
+}
+
+// mrCall sends a request expecting status and a merge request back.
+func (s *mrServer) mrCall(status int, method, path, token string, body any) mrJSON {
+	s.t.Helper()
+	var m mrJSON
+	decode(s.t, s.expect(status, "", method, path, token, body), &m)
+	return m
+}
+
+// create opens a merge request expecting 201.
+func (s *mrServer) create(token string, projectID int64, src, tgt, title string, extra ...string) mrJSON {
+	s.t.Helper()
+	return s.mrCall(201, "POST", mrsPath(projectID), token,
+		form(append([]string{"source_branch", src, "target_branch", tgt, "title", title}, extra...)...))
+}
+
+// get reads a merge request expecting 200.
+func (s *mrServer) get(token string, projectID, iid int64) mrJSON {
+	s.t.Helper()
+	return s.mrCall(200, "GET", mrPath(projectID, iid, ""), token, nil)
+}
+
+// list reads a list expecting 200.
+func (s *mrServer) list(token, path string) ([]mrJSON, *http.Response) {
+	s.t.Helper()
+	resp, data := s.Do(s.t, "GET", path, token, nil)
+	if resp.StatusCode != 200 {
+		s.t.Fatalf("GET %s: status %d; body %s", path, resp.StatusCode, data)
+	}
+	var out []mrJSON
+	decode(s.t, data, &out)
+	return out, resp
+}
+
+// eventually polls cond for up to five seconds.
+func (s *mrServer) eventually(what string, cond func() (bool, string)) {
+	s.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%s: not within 5s; last: %s", what, state)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// rawDo sends a form request without touching t (safe in goroutines).
+func (s *mrServer) rawDo(method, path, token string, body url.Values) (int, []byte, error) {
+	req, err := http.NewRequest(method, s.API()+path, strings.NewReader(body.Encode()))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("PRIVATE-TOKEN", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, data, err
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return string(a) == string(b)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// decode is json.Unmarshal failing the test.
+func decode(t *testing.T, data []byte, out any) {
+	t.Helper()
+	if err := json.Unmarshal(data, out); err != nil {
+		t.Fatalf("decode %s: %v", data, err)
+	}
+}
+
+// keys lists the keys of a JSON object, sorted.
+func keys(t *testing.T, data []byte) []string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	decode(t, data, &m)
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// iids lists the iids of a list in order.
+func iids(list []mrJSON) []int64 {
+	out := make([]int64, 0, len(list))
+	for _, m := range list {
+		out = append(out, m.IID)
+	}
+	return out
+}
+
+// titles lists the titles of a list, sorted.
+func titles(list []mrJSON) []string {
+	out := make([]string, 0, len(list))
+	for _, m := range list {
+		out = append(out, m.Title)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func str(p *string) string {
+	if p == nil {
+		return "<null>"
+	}
+	return *p
+}
