@@ -30,7 +30,13 @@ type Stores struct {
 	ProtectedBranches ports.ProtectedBranchStore
 	Releases          ports.ReleaseStore
 	CommitComments    ports.CommitCommentStore
-	Tx                ports.TxManager
+	// MergeRequests, Notes, Todos and Subscriptions hang off projects and
+	// users too.
+	MergeRequests ports.MergeRequestStore
+	Notes         ports.NoteStore
+	Todos         ports.TodoStore
+	Subscriptions ports.SubscriptionStore
+	Tx            ports.TxManager
 }
 
 // RunStoreSuite checks that a storage adapter behaves as core/ports
@@ -122,6 +128,26 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"CommitCommentPages", storeCommitCommentPages},
 		{"RepositoryDeleteProjectCascades", storeRepositoryDeleteProjectCascades},
 		{"RepositoryTxRollback", storeRepositoryTxRollback},
+		{"MergeRequestCreateGet", storeMergeRequestCreateGet},
+		{"MergeRequestIIDs", storeMergeRequestIIDs},
+		{"MergeRequestOpenConflict", storeMergeRequestOpenConflict},
+		{"MergeRequestUpdate", storeMergeRequestUpdate},
+		{"MergeRequestDelete", storeMergeRequestDelete},
+		{"MergeRequestGetMany", storeMergeRequestGetMany},
+		{"MergeRequestListFilters", storeMergeRequestListFilters},
+		{"MergeRequestListReadable", storeMergeRequestListReadable},
+		{"MergeRequestListOrderPages", storeMergeRequestListOrderPages},
+		{"MergeRequestUserNotesCount", storeMergeRequestUserNotesCount},
+		{"MergeRequestOpenOnBranch", storeMergeRequestOpenOnBranch},
+		{"MergeRequestLocked", storeMergeRequestLocked},
+		{"MergeRequestTxRollback", storeMergeRequestTxRollback},
+		{"NoteCreateGetList", storeNoteCreateGetList},
+		{"NoteUpdateDelete", storeNoteUpdateDelete},
+		{"NoteCountUserNotes", storeNoteCountUserNotes},
+		{"TodoCreatePending", storeTodoCreatePending},
+		{"TodoList", storeTodoList},
+		{"TodoMarkDone", storeTodoMarkDone},
+		{"SubscriptionSetGet", storeSubscriptionSetGet},
 		{"MemberAddGet", storeMemberAddGet},
 		{"MemberConflicts", storeMemberConflicts},
 		{"MemberUpdateRemove", storeMemberUpdateRemove},
@@ -155,6 +181,9 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentOppositeMoves", storeConcurrentOppositeMoves},
 		{"ConcurrentRenameAndCreate", storeConcurrentRenameAndCreate},
 		{"CreateDuringRename", storeCreateDuringRename},
+		{"ConcurrentMergeRequestIIDs", storeConcurrentMergeRequestIIDs},
+		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
+		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStores(t)) })
