@@ -42,7 +42,7 @@ var hostileValues = []string{
 }
 
 // TestRepositoryHostileInput sends every hostile value in every path
-// parameter of every repository and git HTTP route (enumerated from the
+// parameter of every repository, merge request and git HTTP route (enumerated from the
 // router, so a new route cannot be forgotten), and in the query and form
 // parameters those routes read. Nothing may answer 5xx, a hostile path
 // parameter must give 400 or 404, no answer may carry the canary planted
@@ -79,10 +79,11 @@ func TestRepositoryHostileInput(t *testing.T) {
 	dataBefore := listFiles(t, srv.Config.DataDir)
 
 	param := regexp.MustCompile(`\{([a-zA-Z_]+)(:[^}]*)?\}|\*`)
-	queryNames := []string{"ref", "ref_name", "path", "sha", "from", "to", "branch", "tag_name", "file_path", "previous_path", "service", "format"}
+	queryNames := []string{"ref", "ref_name", "path", "sha", "from", "to", "branch", "tag_name", "file_path", "previous_path", "service", "format",
+		"source_branch", "target_branch", "labels", "milestone", "state", "merge_commit_message"}
 	routes := 0
 	for _, rt := range srv.Router.Routes() {
-		if rt.Module != "repository" && rt.Module != "repository-git" {
+		if rt.Module != "repository" && rt.Module != "repository-git" && rt.Module != "mergerequests" {
 			continue
 		}
 		routes++
@@ -109,12 +110,13 @@ func TestRepositoryHostileInput(t *testing.T) {
 			q.Set("content", "x")
 			q.Set("note", "x")
 			q.Set("description", "x")
+			q.Set("title", "hostile")
 			full := path + "?" + q.Encode()
 			if rt.Module == "repository-git" {
 				full = srv.URL + full
 			}
 			var body any
-			if rt.Method != http.MethodGet && rt.Method != http.MethodDelete && rt.Module == "repository" {
+			if rt.Method != http.MethodGet && rt.Method != http.MethodDelete && rt.Module != "repository-git" {
 				body = q
 			}
 			resp, respBody := srv.Do(t, rt.Method, full, srv.RootToken, body)
