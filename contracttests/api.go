@@ -39,6 +39,7 @@ func RunAPISuite(t *testing.T, newServer APIServerFactory) {
 		{"SignInLockout", apiLockout},
 		{"ProjectsLifecycle", apiProjectsLifecycle},
 		{"GroupsAndMembers", apiGroupsAndMembers},
+		{"MergeRequests", apiMergeRequests},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -108,13 +108,16 @@ func (s *Service) closingKeys(ctx context.Context, m *domain.MergeRequest) []dom
 	return out
 }
 
-// sentence joins items the way Rails' to_sentence does.
+// sentence joins items the way Rails' to_sentence does ("a and b",
+// "a, b, and c").
 func sentence(items []string) string {
 	switch len(items) {
 	case 0:
 		return ""
 	case 1:
 		return items[0]
+	case 2:
+		return items[0] + " and " + items[1]
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + ", and " + items[len(items)-1]
 }

@@ -27,6 +27,8 @@ func (h handlers) routes() []httpx.Route {
 		{Method: http.MethodGet, Pattern: one + "/changes", Handle: h.changes},
 		{Method: http.MethodPut, Pattern: one + "/merge", Handle: h.merge},
 		{Method: http.MethodPut, Pattern: one + "/cancel_merge_when_pipeline_succeeds", Handle: h.cancelMerge},
+		// Later GitLab releases, and go-gitlab, cancel with POST.
+		{Method: http.MethodPost, Pattern: one + "/cancel_merge_when_pipeline_succeeds", Handle: h.cancelMerge},
 		{Method: http.MethodGet, Pattern: one + "/closes_issues", Handle: h.closesIssues},
 		{Method: http.MethodPost, Pattern: one + "/subscribe", Handle: h.subscribe},
 		{Method: http.MethodPost, Pattern: one + "/unsubscribe", Handle: h.unsubscribe},
