@@ -36,6 +36,26 @@ func (h handlers) routes() []httpx.Route {
 	}
 }
 
+// loaded resolves the project for a write (401, then 404) and loads
+// {merge_request_iid} as stored.
+func (h handlers) loaded(r *http.Request) (target, *domain.MergeRequest, error) {
+	t, err := h.s.signedIn(r)
+	if err != nil {
+		return t, nil, err
+	}
+	m, err := h.s.load(r, t)
+	return t, m, err
+}
+
+// reply renders a merge request with status.
+func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, m *domain.MergeRequest) error {
+	out, err := h.s.render(r, m)
+	if err != nil {
+		return err
+	}
+	return httpx.JSON(w, status, out)
+}
+
 // fresh loads {merge_request_iid} and brings it up to date with git.
 func (h handlers) fresh(r *http.Request, t target) (*domain.MergeRequest, error) {
 	m, err := h.s.load(r, t)
@@ -55,11 +75,7 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.s.render(r, m)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, out)
+	return h.reply(w, r, http.StatusOK, m)
 }
 
 // POST /projects/:id/merge_requests
@@ -76,11 +92,7 @@ func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.s.render(r, m)
-	if err != nil {
-		return err
-	}
-	return httpx.Created(w, out)
+	return h.reply(w, r, http.StatusCreated, m)
 }
 
 // PUT /projects/:id/merge_requests/:iid
@@ -106,20 +118,12 @@ func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
 	if m, err = h.s.update(r.Context(), t, m, in); err != nil {
 		return err
 	}
-	out, err := h.s.render(r, m)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, out)
+	return h.reply(w, r, http.StatusOK, m)
 }
 
 // DELETE /projects/:id/merge_requests/:iid: owners and administrators.
 func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return err
-	}
-	m, err := h.s.load(r, t)
+	t, m, err := h.loaded(r)
 	if err != nil {
 		return err
 	}
@@ -156,31 +160,19 @@ func (h handlers) merge(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.s.render(r, m)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, out)
+	return h.reply(w, r, http.StatusOK, m)
 }
 
 // PUT /projects/:id/merge_requests/:iid/cancel_merge_when_pipeline_succeeds
 func (h handlers) cancelMerge(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return err
-	}
-	m, err := h.s.load(r, t)
+	t, m, err := h.loaded(r)
 	if err != nil {
 		return err
 	}
 	if m, err = h.s.cancelWhenPipeline(r.Context(), t, m); err != nil {
 		return err
 	}
-	out, err := h.s.render(r, m)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, out)
+	return h.reply(w, r, http.StatusOK, m)
 }
 
 // POST .../subscribe and .../unsubscribe: 304 when nothing changes.
@@ -193,11 +185,7 @@ func (h handlers) unsubscribe(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) setSubscription(w http.ResponseWriter, r *http.Request, want bool) error {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return err
-	}
-	m, err := h.s.load(r, t)
+	t, m, err := h.loaded(r)
 	if err != nil {
 		return err
 	}
@@ -212,20 +200,12 @@ func (h handlers) setSubscription(w http.ResponseWriter, r *http.Request, want b
 	if err := h.s.p.Subscriptions.Set(ctx, subject(m), uid, want); err != nil {
 		return err
 	}
-	out, err := h.s.render(r, m)
-	if err != nil {
-		return err
-	}
-	return httpx.Created(w, out)
+	return h.reply(w, r, http.StatusCreated, m)
 }
 
 // POST .../todo: a "marked" todo for the caller; 304 when one is pending.
 func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return err
-	}
-	m, err := h.s.load(r, t)
+	t, m, err := h.loaded(r)
 	if err != nil {
 		return err
 	}

@@ -79,6 +79,20 @@ func (in listParams) filter(pg domain.Page) (domain.MergeRequestFilter, error) {
 	return f, nil
 }
 
+// decodeList reads a list's parameters and page into a store filter.
+func decodeList(r *http.Request) (listParams, domain.MergeRequestFilter, error) {
+	var in listParams
+	if err := httpx.Decode(r, &in); err != nil {
+		return in, domain.MergeRequestFilter{}, err
+	}
+	pg, err := httpx.PageOf(r)
+	if err != nil {
+		return in, domain.MergeRequestFilter{}, err
+	}
+	f, err := in.filter(pg)
+	return in, f, err
+}
+
 // milestoneFilter resolves the milestone title filter; false when nothing
 // can match (a title no milestone has).
 func (s *Service) milestoneFilter(ctx context.Context, f *domain.MergeRequestFilter, projectID int64, title *string) (bool, error) {
@@ -106,15 +120,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var in listParams
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	pg, err := httpx.PageOf(r)
-	if err != nil {
-		return err
-	}
-	f, err := in.filter(pg)
+	in, f, err := decodeList(r)
 	if err != nil {
 		return err
 	}
@@ -129,15 +135,7 @@ func (h handlers) listAll(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var in listParams
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	pg, err := httpx.PageOf(r)
-	if err != nil {
-		return err
-	}
-	f, err := in.filter(pg)
+	in, f, err := decodeList(r)
 	if err != nil {
 		return err
 	}
