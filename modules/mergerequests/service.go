@@ -165,47 +165,14 @@ func (s *Service) canMerge(ctx context.Context, t target, branch string) (bool, 
 	return rule.DevelopersCanMerge || rule.DevelopersCanPush, nil
 }
 
-// protection is the rule protecting branch, if any (an exact name wins
-// over wildcards, as in the repository module).
+// protection is the rule protecting branch, if any.
 func (s *Service) protection(ctx context.Context, projectID int64, branch string) (domain.ProtectedBranch, bool, error) {
 	rules, err := s.p.Protected.List(ctx, projectID)
 	if err != nil {
 		return domain.ProtectedBranch{}, false, fmt.Errorf("protected branches of project %d: %w", projectID, err)
 	}
-	var found *domain.ProtectedBranch
-	for i := range rules {
-		if rules[i].Name == branch {
-			return rules[i], true, nil
-		}
-		if found == nil && wildcardMatch(rules[i].Name, branch) {
-			found = &rules[i]
-		}
-	}
-	if found == nil {
-		return domain.ProtectedBranch{}, false, nil
-	}
-	return *found, true, nil
-}
-
-// wildcardMatch matches GitLab's protected branch wildcards: "*" is any
-// run of characters, slashes included.
-func wildcardMatch(pattern, name string) bool {
-	for i := 0; i < len(pattern); i++ {
-		if pattern[i] != '*' {
-			continue
-		}
-		prefix, rest := pattern[:i], pattern[i+1:]
-		if len(name) < len(prefix) || name[:len(prefix)] != prefix {
-			return false
-		}
-		for j := len(prefix); j <= len(name); j++ {
-			if wildcardMatch(rest, name[j:]) {
-				return true
-			}
-		}
-		return false
-	}
-	return pattern == name
+	rule, ok := domain.Protection(rules, branch)
+	return rule, ok, nil
 }
 
 // render presents one merge request for the caller.

@@ -104,47 +104,9 @@ func canDownloadCode(p *domain.Project, r access.Rights) bool {
 	return r.Read && (r.AtLeast(domain.Reporter) || p.Visibility != domain.Private)
 }
 
-// protection is the rule that applies to a branch, if any: an exact name
-// wins over a wildcard; among wildcards the first by name.
+// protection is the rule that applies to a branch, if any.
 func protection(rules []domain.ProtectedBranch, branch string) (domain.ProtectedBranch, bool) {
-	var found *domain.ProtectedBranch
-	for i := range rules {
-		if rules[i].Name == branch {
-			return rules[i], true
-		}
-		if found == nil && wildcardMatch(rules[i].Name, branch) {
-			found = &rules[i]
-		}
-	}
-	if found == nil {
-		return domain.ProtectedBranch{}, false
-	}
-	return *found, true
-}
-
-// wildcardMatch matches GitLab's protected branch wildcards, where "*"
-// stands for any run of characters, slashes included.
-func wildcardMatch(pattern, name string) bool {
-	if pattern == name {
-		return true
-	}
-	// path.Match stops "*" at "/"; GitLab's does not, so try every split.
-	for i := 0; i < len(pattern); i++ {
-		if pattern[i] != '*' {
-			continue
-		}
-		prefix, rest := pattern[:i], pattern[i+1:]
-		if len(name) < len(prefix) || name[:len(prefix)] != prefix {
-			return false
-		}
-		for j := len(prefix); j <= len(name); j++ {
-			if wildcardMatch(rest, name[j:]) {
-				return true
-			}
-		}
-		return false
-	}
-	return false
+	return domain.Protection(rules, branch)
 }
 
 // canPush tells whether a caller with rights may update branch (not force,
