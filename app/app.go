@@ -124,6 +124,14 @@ func Core(cfg config.Config) fx.Option {
 			func(s *bunstore.Store) ports.NoteStore { return s.Notes() },
 			func(s *bunstore.Store) ports.TodoStore { return s.Todos() },
 			func(s *bunstore.Store) ports.SubscriptionStore { return s.Subscriptions() },
+			func(s *bunstore.Store) ports.IssueStore { return s.Issues() },
+			func(s *bunstore.Store) ports.IssueReader { return s.Issues() },
+			func(s *bunstore.Store) ports.IssueCounter { return s.Issues() },
+			func(s *bunstore.Store) ports.MilestoneStore { return s.Milestones() },
+			func(s *bunstore.Store) ports.MilestoneReader { return s.Milestones() },
+			func(s *bunstore.Store) ports.LabelStore { return s.Labels() },
+			func(s *bunstore.Store) ports.AwardStore { return s.Awards() },
+			func(s *bunstore.Store) ports.SnippetStore { return s.Snippets() },
 			func(s *bunstore.Store) ports.TxManager { return s.Tx() },
 			func(s *bunstore.Store) ports.Pinger { return s },
 			func(tx ports.TxManager, log *zap.Logger) ports.EventBus { return inproc.New(tx, log.Named("bus")) },
@@ -133,8 +141,10 @@ func Core(cfg config.Config) fx.Option {
 			newRepoBackend,
 			access.New,
 			func(p *access.Policy) ports.ProjectScoper { return p },
-			func(n ports.NamespaceStore, p ports.ProjectStore, u ports.UserStore, m ports.MemberStore, r ports.RepoBackend) *apijson.ProjectPresenter {
-				return &apijson.ProjectPresenter{Namespaces: n, Projects: p, Users: u, Members: m, Repos: r}
+			func(n ports.NamespaceStore, p ports.ProjectStore, u ports.UserStore, m ports.MemberStore, r ports.RepoBackend,
+				issues ports.IssueCounter, policy *access.Policy) *apijson.ProjectPresenter {
+				return &apijson.ProjectPresenter{Namespaces: n, Projects: p, Users: u, Members: m, Repos: r,
+					Issues: issues, Viewer: policy.IssueViewer}
 			},
 			newMergeRequestPresenter,
 			func(m ports.MergeRequestStore, p *apijson.MergeRequestPresenter) *apijson.TodoPresenter {

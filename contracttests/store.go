@@ -36,7 +36,20 @@ type Stores struct {
 	Notes         ports.NoteStore
 	Todos         ports.TodoStore
 	Subscriptions ports.SubscriptionStore
-	Tx            ports.TxManager
+	// Issues, Milestones, Labels, Awards and Snippets complete the
+	// project's tracker.
+	Issues     ports.IssueStore
+	Milestones ports.MilestoneStore
+	Labels     ports.LabelStore
+	Awards     ports.AwardStore
+	Snippets   ports.SnippetStore
+	Tx         ports.TxManager
+}
+
+// storeCase is one named subtest of RunStoreSuite.
+type storeCase struct {
+	name string
+	fn   func(t *testing.T, s Stores)
 }
 
 // RunStoreSuite checks that a storage adapter behaves as core/ports
@@ -184,6 +197,14 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestIIDs", storeConcurrentMergeRequestIIDs},
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
+	}
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases()} {
+		for _, c := range more {
+			tests = append(tests, struct {
+				name string
+				fn   func(t *testing.T, s Stores)
+			}{c.name, c.fn})
+		}
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStores(t)) })

@@ -127,6 +127,10 @@ type ProjectPresenter struct {
 	Users      ports.UserStore
 	Members    ports.MemberStore
 	Repos      ports.RepoBackend
+	// Issues and Viewer count the open issues each caller may see; without
+	// them open_issues_count is the stored number.
+	Issues ports.IssueCounter
+	Viewer func(ctx context.Context, caller *domain.Caller) (domain.IssueViewer, error)
 }
 
 // RepoPath is where a project's repository lives in the RepoBackend.
@@ -139,6 +143,7 @@ type projectContext struct {
 	owners        map[int64]*domain.User
 	shares        map[int64][]domain.ProjectShare
 	forks         map[int64]*domain.Project
+	openIssues    map[int64]int // nil: use the stored count
 }
 
 // Render renders projects as a JSON array value (full or simple).
@@ -146,6 +151,11 @@ func (p *ProjectPresenter) Render(ctx context.Context, r *http.Request, caller *
 	pc, err := p.load(ctx, r, list, !opt.Simple)
 	if err != nil {
 		return nil, err
+	}
+	if !opt.Simple {
+		if err := p.countIssues(ctx, pc, caller, list); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Simple {
 		out := make([]ProjectBasic, 0, len(list))
@@ -169,6 +179,9 @@ func (p *ProjectPresenter) Render(ctx context.Context, r *http.Request, caller *
 func (p *ProjectPresenter) One(ctx context.Context, r *http.Request, caller *domain.Caller, proj *domain.Project, opt ProjectOptions) (*Project, error) {
 	pc, err := p.load(ctx, r, []domain.Project{*proj}, true)
 	if err != nil {
+		return nil, err
+	}
+	if err := p.countIssues(ctx, pc, caller, []domain.Project{*proj}); err != nil {
 		return nil, err
 	}
 	out, err := p.full(ctx, pc, caller, proj, opt)
@@ -244,6 +257,37 @@ func (p *ProjectPresenter) load(ctx context.Context, r *http.Request, list []dom
 	return pc, nil
 }
 
+// countIssues loads the open issues each project shows the caller (one
+// query for the whole list): confidential ones count only for those who
+// may see them.
+func (p *ProjectPresenter) countIssues(ctx context.Context, pc *projectContext, caller *domain.Caller, list []domain.Project) error {
+	if p.Issues == nil || p.Viewer == nil || len(list) == 0 {
+		return nil
+	}
+	viewer, err := p.Viewer(ctx, caller)
+	if err != nil {
+		return fmt.Errorf("issue viewer: %w", err)
+	}
+	ids := make([]int64, len(list))
+	for i := range list {
+		ids[i] = list[i].ID
+	}
+	if pc.openIssues, err = p.Issues.CountOpen(ctx, ids, viewer); err != nil {
+		return fmt.Errorf("count open issues: %w", err)
+	}
+	return nil
+}
+
+func (pc *projectContext) openIssuesOf(proj *domain.Project) int {
+	if pc.openIssues == nil {
+		return proj.OpenIssuesCount
+	}
+	if !proj.IssuesEnabled {
+		return 0
+	}
+	return pc.openIssues[proj.ID]
+}
+
 // fullName is "Top / Sub / Name" for a namespace.
 func (pc *projectContext) fullName(id int64) string {
 	if n, ok := pc.fullNames[id]; ok {
@@ -310,7 +354,7 @@ func (p *ProjectPresenter) full(ctx context.Context, pc *projectContext, caller 
 		ImportStatus:                     proj.ImportStatus,
 		ImportError:                      NullString(proj.ImportError),
 		AvatarURL:                        NullString(proj.AvatarURL),
-		OpenIssuesCount:                  proj.OpenIssuesCount,
+		OpenIssuesCount:                  pc.openIssuesOf(proj),
 		PublicJobs:                       proj.PublicJobs,
 		CIConfigPath:                     NullString(proj.CIConfigPath),
 		SharedWithGroups:                 []SharedWithGroup{},

@@ -41,8 +41,11 @@ type Event struct {
 	// Data is the JSON payload of push events (nil otherwise).
 	Data []byte
 	// NoteID links "commented on" events to their note.
-	NoteID    *int64
-	CreatedAt time.Time
+	NoteID *int64
+	// Confidential marks events about confidential issues (and notes on
+	// them): feeds show them only to readers who may see the issue.
+	Confidential bool
+	CreatedAt    time.Time
 }
 
 // EventFilter selects feed events. Zero values mean "no filter". Before and
@@ -60,5 +63,7 @@ type EventFilter struct {
 	// (joined against the projects table). Events without a project are
 	// always included.
 	Readable ReadScope
-	Page     Page
+	// Viewer hides confidential events the reader may not see.
+	Viewer IssueViewer
+	Page   Page
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // MergeRequestStore keeps merge requests, their labels and merge state.
-// Every read fills UserNotesCount (non-system notes) in the same query.
+// Every read fills UserNotesCount (non-system notes), Upvotes and
+// Downvotes (thumbsup / thumbsdown awards) in the same query.
 type MergeRequestStore interface {
 	// Create inserts m, setting ID and the next IID of m.ProjectID (unique
 	// under concurrent creates). A second open merge request (opened or
@@ -51,6 +52,8 @@ type NoteStore interface {
 	Update(ctx context.Context, id int64, fn func(n *domain.Note) error) (*domain.Note, error)
 	// Delete removes the note (core.ErrNotFound).
 	Delete(ctx context.Context, id int64) error
+	// DeleteNoteable removes every note of a noteable.
+	DeleteNoteable(ctx context.Context, noteableType string, noteableID int64) error
 	// CountUserNotes counts the non-system notes of each noteable of a type
 	// in one query; noteables without notes are absent from the map.
 	CountUserNotes(ctx context.Context, noteableType string, ids []int64) (map[int64]int, error)

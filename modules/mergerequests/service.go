@@ -73,12 +73,8 @@ type target struct {
 	rights  access.Rights
 }
 
-// canRead is GitLab's read_merge_request: code must be downloadable
-// (reporters and up on private projects, any reader otherwise) and the
-// feature on.
-func (t target) canRead() bool {
-	return t.rights.Read && (t.rights.AtLeast(domain.Reporter) || t.project.Visibility != domain.Private)
-}
+// canRead is GitLab's read_merge_request (core/access).
+func (t target) canRead() bool { return access.CanReadMergeRequests(t.project, t.rights) }
 
 // project resolves {id} to a project whose merge requests the caller may
 // read; anything else is the project's 404.

@@ -146,6 +146,16 @@ func (st *noteStore) Delete(ctx context.Context, id int64) error {
 	return nil
 }
 
+// DeleteNoteable removes every note of one noteable; none is no error.
+func (st *noteStore) DeleteNoteable(ctx context.Context, noteableType string, noteableID int64) error {
+	_, err := st.s.idb(ctx).NewDelete().Model((*noteRow)(nil)).
+		Where("noteable_type = ? AND noteable_id = ?", noteableType, noteableID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("bunstore: delete notes of %s %d: %w", noteableType, noteableID, err)
+	}
+	return nil
+}
+
 // CountUserNotes groups the non-system notes of ids in one query.
 func (st *noteStore) CountUserNotes(ctx context.Context, noteableType string, ids []int64) (map[int64]int, error) {
 	out := map[int64]int{}

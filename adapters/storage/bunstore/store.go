@@ -86,6 +86,21 @@ func (s *Store) Todos() ports.TodoStore { return &todoStore{s} }
 // Subscriptions returns the store of explicit subscriptions.
 func (s *Store) Subscriptions() ports.SubscriptionStore { return &subscriptionStore{s} }
 
+// Issues returns the issue store.
+func (s *Store) Issues() ports.IssueStore { return &issueStore{s} }
+
+// Milestones returns the milestone store.
+func (s *Store) Milestones() ports.MilestoneStore { return &milestoneStore{s} }
+
+// Labels returns the label store.
+func (s *Store) Labels() ports.LabelStore { return &labelStore{s} }
+
+// Awards returns the award emoji store.
+func (s *Store) Awards() ports.AwardStore { return &awardStore{s} }
+
+// Snippets returns the project snippet store.
+func (s *Store) Snippets() ports.SnippetStore { return &snippetStore{s} }
+
 // Tx returns the transaction manager shared by every store of s.
 func (s *Store) Tx() ports.TxManager { return s.tx }
 

@@ -41,6 +41,7 @@ func TestStoreSuite(t *testing.T) {
 			Namespaces: st.Namespaces(), Projects: st.Projects(), Members: st.Members(),
 			ProtectedBranches: st.ProtectedBranches(), Releases: st.Releases(), CommitComments: st.CommitComments(),
 			MergeRequests: st.MergeRequests(), Notes: st.Notes(), Todos: st.Todos(), Subscriptions: st.Subscriptions(),
+			Issues: st.Issues(), Milestones: st.Milestones(), Labels: st.Labels(), Awards: st.Awards(), Snippets: st.Snippets(),
 			Tx: st.Tx(),
 		}
 	})

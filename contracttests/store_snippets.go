@@ -1,0 +1,6 @@
+package contracttests
+
+// snippetStoreCases are the subtests of the stores of project snippets.
+func snippetStoreCases() []storeCase {
+	return nil
+}
