@@ -29,6 +29,7 @@ type Params struct {
 	Namespaces    ports.NamespaceStore
 	Users         ports.UserStore
 	Protected     ports.ProtectedBranchStore
+	Labels        ports.LabelStore
 	Repos         ports.RepoBackend
 	Tx            ports.TxManager
 	Bus           ports.EventBus

@@ -64,6 +64,9 @@ func (s *Service) create(ctx context.Context, t target, in createParams) (*domai
 	m.SourceSHA, m.TargetSHA, m.BaseSHA, m.MergeStatus = h.source, h.target, st.base, st.status
 	actor := t.caller.UserID()
 	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		if err := s.ensureLabels(ctx, pid, m.Labels); err != nil {
+			return err
+		}
 		if err := s.p.MergeRequests.Create(ctx, m); err != nil {
 			if errors.Is(err, core.ErrConflict) || errors.Is(err, core.ErrNotFound) {
 				return err
@@ -84,6 +87,21 @@ func (s *Service) create(ctx context.Context, t target, in createParams) (*domai
 		return nil, err
 	}
 	return m, nil
+}
+
+// defaultLabelColor is GitLab's color for labels created by naming them.
+const defaultLabelColor = "#428BCA"
+
+// ensureLabels creates the project labels an issuable names that do not
+// exist yet, as GitLab does.
+func (s *Service) ensureLabels(ctx context.Context, projectID int64, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	if err := s.p.Labels.Ensure(ctx, projectID, names, defaultLabelColor); err != nil {
+		return fmt.Errorf("create labels: %w", err)
+	}
+	return nil
 }
 
 // assignee applies GitLab's filter: an assignee who does not exist or may
@@ -216,6 +234,11 @@ func (s *Service) update(ctx context.Context, t target, m *domain.MergeRequest, 
 	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		var before domain.MergeRequest
 		var err error
+		if in.Labels != nil {
+			if err := s.ensureLabels(ctx, m.ProjectID, normalizeLabels(*in.Labels)); err != nil {
+				return err
+			}
+		}
 		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			before = *cur
 			notes, action = nil, ""
