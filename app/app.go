@@ -30,11 +30,14 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 	"github.com/hearth-forge/hearth/modules/events"
 	"github.com/hearth-forge/hearth/modules/groups"
+	"github.com/hearth-forge/hearth/modules/issues"
 	"github.com/hearth-forge/hearth/modules/members"
 	"github.com/hearth-forge/hearth/modules/mergerequests"
 	"github.com/hearth-forge/hearth/modules/meta"
+	"github.com/hearth-forge/hearth/modules/notes"
 	"github.com/hearth-forge/hearth/modules/projects"
 	"github.com/hearth-forge/hearth/modules/repository"
+	"github.com/hearth-forge/hearth/modules/snippets"
 	"github.com/hearth-forge/hearth/modules/todos"
 	"github.com/hearth-forge/hearth/modules/users"
 )
@@ -147,8 +150,9 @@ func Core(cfg config.Config) fx.Option {
 					Issues: issues, Viewer: policy.IssueViewer}
 			},
 			newMergeRequestPresenter,
-			func(m ports.MergeRequestStore, p *apijson.MergeRequestPresenter) *apijson.TodoPresenter {
-				return &apijson.TodoPresenter{MergeRequests: m, Render: p}
+			newIssuePresenter,
+			func(m ports.MergeRequestStore, p *apijson.MergeRequestPresenter, is ports.IssueStore, ip *apijson.IssuePresenter) *apijson.TodoPresenter {
+				return &apijson.TodoPresenter{MergeRequests: m, Render: p, Issues: is, RenderIssues: ip}
 			},
 			httpx.NewRouter,
 			func() meta.Build { return meta.Build{Revision: revision()} },
@@ -164,7 +168,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a
@@ -274,6 +278,11 @@ type presenterDeps struct {
 
 func newMergeRequestPresenter(d presenterDeps) *apijson.MergeRequestPresenter {
 	return &apijson.MergeRequestPresenter{Users: d.Users, Projects: d.Projects, Presenter: d.Presenter,
+		Subscriptions: d.Subscriptions, Milestones: d.Milestones}
+}
+
+func newIssuePresenter(d presenterDeps) *apijson.IssuePresenter {
+	return &apijson.IssuePresenter{Users: d.Users, Projects: d.Projects, Presenter: d.Presenter,
 		Subscriptions: d.Subscriptions, Milestones: d.Milestones}
 }
 

@@ -279,6 +279,10 @@ type Todo struct {
 type TodoPresenter struct {
 	MergeRequests ports.MergeRequestStore
 	Render        *MergeRequestPresenter
+	// Issues and RenderIssues render todos about issues; without them
+	// those targets are null.
+	Issues       ports.IssueStore
+	RenderIssues *IssuePresenter
 }
 
 // Todos renders todos for caller (whose subscriptions the targets show).
@@ -288,25 +292,24 @@ func (p *TodoPresenter) Todos(ctx context.Context, r *http.Request, caller *doma
 	if len(list) == 0 {
 		return out, nil
 	}
-	var mrIDs, userIDs, projectIDs []int64
+	var mrIDs, issueIDs, userIDs, projectIDs []int64
 	for _, t := range list {
 		userIDs = append(userIDs, t.AuthorID)
 		projectIDs = append(projectIDs, t.ProjectID)
-		if t.TargetType == domain.TargetMergeRequest {
+		switch t.TargetType {
+		case domain.TargetMergeRequest:
 			mrIDs = append(mrIDs, t.TargetID)
+		case domain.TargetIssue:
+			issueIDs = append(issueIDs, t.TargetID)
 		}
 	}
-	mrs, err := p.MergeRequests.GetMany(ctx, mrIDs)
-	if err != nil {
-		return nil, fmt.Errorf("load todo targets: %w", err)
-	}
-	rendered, err := p.Render.Render(ctx, r, caller, mrs)
+	targets, err := p.mergeRequests(ctx, r, caller, mrIDs)
 	if err != nil {
 		return nil, err
 	}
-	targets := make(map[int64]*MergeRequest, len(rendered))
-	for i := range rendered {
-		targets[rendered[i].ID] = &rendered[i]
+	issues, err := p.issues(ctx, r, caller, issueIDs)
+	if err != nil {
+		return nil, err
 	}
 	users, err := p.Render.Users.GetMany(ctx, userIDs)
 	if err != nil {
@@ -343,7 +346,54 @@ func (p *TodoPresenter) Todos(ctx context.Context, r *http.Request, caller *doma
 				td.Body = m.Title
 			}
 		}
+		if is := issues[t.TargetID]; is != nil && t.TargetType == domain.TargetIssue {
+			td.Target = is
+			td.TargetURL = is.WebURL
+			if td.Body == "" {
+				td.Body = is.Title
+			}
+		}
 		out = append(out, td)
+	}
+	return out, nil
+}
+
+// mergeRequests renders the merge requests todos point at, by ID.
+func (p *TodoPresenter) mergeRequests(ctx context.Context, r *http.Request, caller *domain.Caller, ids []int64) (map[int64]*MergeRequest, error) {
+	out := map[int64]*MergeRequest{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	mrs, err := p.MergeRequests.GetMany(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load todo targets: %w", err)
+	}
+	rendered, err := p.Render.Render(ctx, r, caller, mrs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rendered {
+		out[rendered[i].ID] = &rendered[i]
+	}
+	return out, nil
+}
+
+// issues renders the issues todos point at, by ID.
+func (p *TodoPresenter) issues(ctx context.Context, r *http.Request, caller *domain.Caller, ids []int64) (map[int64]*Issue, error) {
+	out := map[int64]*Issue{}
+	if len(ids) == 0 || p.Issues == nil || p.RenderIssues == nil {
+		return out, nil
+	}
+	list, err := p.Issues.GetMany(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load todo issues: %w", err)
+	}
+	rendered, err := p.RenderIssues.Render(ctx, r, caller, list)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rendered {
+		out[rendered[i].ID] = &rendered[i]
 	}
 	return out, nil
 }

@@ -23,6 +23,21 @@ type eventJSON struct {
 	Author         *apijson.UserBasic `json:"author"`
 	AuthorUsername string             `json:"author_username"`
 	Data           json.RawMessage    `json:"data"`
+	// Note is the comment of a "commented on" event (absent otherwise,
+	// and when the note is gone).
+	Note *eventNoteJSON `json:"note,omitempty"`
+}
+
+// eventNoteJSON is the Note entity as GitLab embeds it in events.
+type eventNoteJSON struct {
+	ID           int64              `json:"id"`
+	Body         string             `json:"body"`
+	Attachment   *string            `json:"attachment"`
+	Author       *apijson.UserBasic `json:"author"`
+	CreatedAt    httpx.Time         `json:"created_at"`
+	System       bool               `json:"system"`
+	NoteableID   int64              `json:"noteable_id"`
+	NoteableType string             `json:"noteable_type"`
 }
 
 // toJSON renders e; feed supplies its author and its target's IID
@@ -52,6 +67,16 @@ func toJSON(base string, e domain.Event, feed *Feed) eventJSON {
 		a := apijson.UserBasicOf(base, author)
 		out.Author = &a
 		out.AuthorUsername = author.Username
+	}
+	if e.NoteID != nil {
+		if n := feed.Notes[*e.NoteID]; n != nil {
+			out.Note = &eventNoteJSON{ID: n.ID, Body: n.Body, CreatedAt: httpx.TimeOf(n.CreatedAt), System: n.System,
+				NoteableID: n.NoteableID, NoteableType: n.NoteableType}
+			if u := feed.Authors[n.AuthorID]; u != nil {
+				a := apijson.UserBasicOf(base, u)
+				out.Note.Author = &a
+			}
+		}
 	}
 	return out
 }

@@ -29,9 +29,15 @@ type Params struct {
 	Projects   ports.ProjectStore   `optional:"true"`
 	Namespaces ports.NamespaceStore `optional:"true"`
 	Site       httpx.Options        `optional:"true"`
-	// MergeRequests gives merge request events their target_iid.
+	// MergeRequests, Issues and Milestones give events their target_iid
+	// and note events their noteable's title, with Snippets.
 	MergeRequests ports.MergeRequestStore `optional:"true"`
-	Log           *zap.Logger
+	Issues        ports.IssueStore        `optional:"true"`
+	Milestones    ports.MilestoneStore    `optional:"true"`
+	Snippets      ports.SnippetStore      `optional:"true"`
+	// Notes embeds the note in "commented on" events.
+	Notes ports.NoteStore `optional:"true"`
+	Log   *zap.Logger
 }
 
 // Service records and lists feed events.
@@ -87,6 +93,15 @@ func (s *Service) subscribe() {
 	s.p.Bus.SubscribeTx(domain.MergeRequestEvent{}.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
 		return s.recordMergeRequest(ctx, ev.(domain.MergeRequestEvent))
 	})
+	s.p.Bus.SubscribeTx(domain.IssueEvent{}.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
+		return s.recordIssue(ctx, ev.(domain.IssueEvent))
+	})
+	s.p.Bus.SubscribeTx(domain.MilestoneEvent{}.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
+		return s.recordMilestone(ctx, ev.(domain.MilestoneEvent))
+	})
+	s.p.Bus.SubscribeTx(domain.NoteEvent{}.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
+		return s.recordNote(ctx, ev.(domain.NoteEvent))
+	})
 }
 
 // mergeRequestActions are the merge request changes the feed shows; GitLab
@@ -102,18 +117,100 @@ func (s *Service) recordMergeRequest(ctx context.Context, ev domain.MergeRequest
 	if !mergeRequestActions[ev.Action] {
 		return nil
 	}
-	if s.p.Projects == nil {
-		return errors.New("record merge request event: the project store is not wired")
-	}
 	m := ev.MergeRequest
 	pid, id := m.ProjectID, m.ID
-	e := &domain.Event{ProjectID: &pid, AuthorID: ev.Actor, Action: ev.Action, TargetID: &id,
-		TargetType: domain.TargetMergeRequest, TargetTitle: m.Title}
+	return s.recordProjectEvent(ctx, &domain.Event{ProjectID: &pid, AuthorID: ev.Actor, Action: ev.Action, TargetID: &id,
+		TargetType: domain.TargetMergeRequest, TargetTitle: m.Title})
+}
+
+// issueActions are the issue changes the feed shows.
+var issueActions = map[string]bool{domain.ActionCreated: true, domain.ActionClosed: true, domain.ActionReopened: true}
+
+// recordIssue records an issue's opening, closing or reopening; events of
+// confidential issues are confidential.
+func (s *Service) recordIssue(ctx context.Context, ev domain.IssueEvent) error {
+	if !issueActions[ev.Action] {
+		return nil
+	}
+	is := ev.Issue
+	pid, id := is.ProjectID, is.ID
+	return s.recordProjectEvent(ctx, &domain.Event{ProjectID: &pid, AuthorID: ev.Actor, Action: ev.Action, TargetID: &id,
+		TargetType: domain.TargetIssue, TargetTitle: is.Title, Confidential: is.Confidential})
+}
+
+// milestoneActions are the milestone changes the feed shows.
+var milestoneActions = map[string]bool{
+	domain.ActionCreated: true, domain.ActionClosed: true, domain.ActionReopened: true, domain.ActionDestroyed: true,
+}
+
+// recordMilestone records a milestone's creation, closing, reopening or
+// deletion.
+func (s *Service) recordMilestone(ctx context.Context, ev domain.MilestoneEvent) error {
+	if !milestoneActions[ev.Action] {
+		return nil
+	}
+	m := ev.Milestone
+	pid, id := m.ProjectID, m.ID
+	return s.recordProjectEvent(ctx, &domain.Event{ProjectID: &pid, AuthorID: ev.Actor, Action: ev.Action, TargetID: &id,
+		TargetType: domain.TargetMilestone, TargetTitle: m.Title})
+}
+
+// recordNote records GitLab's "commented on": the note is the target
+// (and NoteID), its noteable's title the target title. Notes on
+// confidential issues are confidential.
+func (s *Service) recordNote(ctx context.Context, ev domain.NoteEvent) error {
+	n := ev.Note
+	if n.System || n.ProjectID == nil {
+		return nil
+	}
+	title, err := s.noteableTitle(ctx, n)
+	if err != nil {
+		return fmt.Errorf("record note event: %w", err)
+	}
+	pid, id := *n.ProjectID, n.ID
+	return s.recordProjectEvent(ctx, &domain.Event{ProjectID: &pid, AuthorID: ev.Actor, Action: domain.ActionCommented,
+		TargetID: &id, TargetType: domain.TargetNote, TargetTitle: title, NoteID: &id, Confidential: ev.Confidential})
+}
+
+// noteableTitle is the title of what n comments on ("" when it is gone or
+// its store is not wired).
+func (s *Service) noteableTitle(ctx context.Context, n domain.Note) (string, error) {
+	var title string
+	var err error
+	switch {
+	case n.NoteableType == domain.TargetMergeRequest && s.p.MergeRequests != nil:
+		var m *domain.MergeRequest
+		if m, err = s.p.MergeRequests.GetByID(ctx, n.NoteableID); err == nil {
+			title = m.Title
+		}
+	case n.NoteableType == domain.TargetIssue && s.p.Issues != nil:
+		var list []domain.Issue
+		if list, err = s.p.Issues.GetMany(ctx, []int64{n.NoteableID}); err == nil && len(list) == 1 {
+			title = list[0].Title
+		}
+	case n.NoteableType == domain.TargetSnippet && s.p.Snippets != nil:
+		var sn *domain.Snippet
+		if sn, err = s.p.Snippets.Get(ctx, *n.ProjectID, n.NoteableID); err == nil {
+			title = sn.Title
+		}
+	}
+	if err != nil && !errors.Is(err, core.ErrNotFound) {
+		return "", fmt.Errorf("title of %s %d: %w", n.NoteableType, n.NoteableID, err)
+	}
+	return title, nil
+}
+
+// recordProjectEvent records e and moves its project's last activity, as
+// every project event does in GitLab.
+func (s *Service) recordProjectEvent(ctx context.Context, e *domain.Event) error {
+	if s.p.Projects == nil {
+		return fmt.Errorf("record %s event: the project store is not wired", e.Action)
+	}
 	if err := s.Record(ctx, e); err != nil {
 		return err
 	}
-	if err := s.p.Projects.TouchActivity(ctx, pid, e.CreatedAt); err != nil {
-		return fmt.Errorf("record merge request event: project activity: %w", err)
+	if err := s.p.Projects.TouchActivity(ctx, *e.ProjectID, e.CreatedAt); err != nil {
+		return fmt.Errorf("record %s event: project activity: %w", e.Action, err)
 	}
 	return nil
 }
@@ -136,7 +233,9 @@ type Feed struct {
 	Authors map[int64]*domain.User
 	// TargetIIDs holds the IIDs of targets that have one and still exist.
 	TargetIIDs map[domain.Subject]int64
-	Total      int
+	// Notes holds the notes of "commented on" events that still exist.
+	Notes map[int64]*domain.Note
+	Total int
 }
 
 // ForCaller lists the caller's own events (GET /events).
@@ -192,17 +291,31 @@ func (s *Service) list(ctx context.Context, caller *domain.Caller, f domain.Even
 		return nil, err
 	}
 	f.Readable = scope
+	if f.Viewer, err = s.viewer(ctx, caller); err != nil {
+		return nil, err
+	}
 	evs, total, err := s.p.Events.List(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
 	}
+	notes, err := s.notes(ctx, evs)
+	if err != nil {
+		return nil, err
+	}
+	// Authors of the events and of the notes they embed, in one query.
 	ids := make([]int64, 0, len(evs))
 	seen := map[int64]bool{}
-	for _, e := range evs {
-		if !seen[e.AuthorID] {
-			seen[e.AuthorID] = true
-			ids = append(ids, e.AuthorID)
+	author := func(id int64) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
 		}
+	}
+	for _, e := range evs {
+		author(e.AuthorID)
+	}
+	for _, n := range notes {
+		author(n.AuthorID)
 	}
 	users, err := s.p.Users.GetMany(ctx, ids)
 	if err != nil {
@@ -216,29 +329,86 @@ func (s *Service) list(ctx context.Context, caller *domain.Caller, f domain.Even
 	if err != nil {
 		return nil, err
 	}
-	return &Feed{Events: evs, Authors: authors, TargetIIDs: iids, Total: total}, nil
+	return &Feed{Events: evs, Authors: authors, TargetIIDs: iids, Notes: notes, Total: total}, nil
 }
 
-// targetIIDs loads the IIDs of the merge requests that events target, in
-// one query. Issues and milestones have IIDs too, but no store reads them
-// by ID yet: their events render target_iid null.
+// viewer is which confidential events the caller may see: those of the
+// issues they may see (core/access), all of them for admins.
+func (s *Service) viewer(ctx context.Context, caller *domain.Caller) (domain.IssueViewer, error) {
+	if s.p.Policy == nil {
+		return domain.IssueViewer{All: caller.IsAdmin(), UserID: caller.UserID()}, nil
+	}
+	v, err := s.p.Policy.IssueViewer(ctx, caller)
+	if err != nil {
+		return v, fmt.Errorf("events viewer: %w", err)
+	}
+	return v, nil
+}
+
+// targetIIDs loads the IIDs of the merge requests, issues and milestones
+// that events target, one query per kind.
 func (s *Service) targetIIDs(ctx context.Context, evs []domain.Event) (map[domain.Subject]int64, error) {
 	out := map[domain.Subject]int64{}
-	var mrIDs []int64
+	ids := map[string][]int64{}
 	for _, e := range evs {
-		if e.TargetID != nil && e.TargetType == domain.TargetMergeRequest {
-			mrIDs = append(mrIDs, *e.TargetID)
+		if e.TargetID != nil {
+			ids[e.TargetType] = append(ids[e.TargetType], *e.TargetID)
 		}
 	}
-	if len(mrIDs) == 0 || s.p.MergeRequests == nil {
+	add := func(typ string, id, iid int64) { out[domain.Subject{Type: typ, ID: id}] = iid }
+	if list := ids[domain.TargetMergeRequest]; len(list) > 0 && s.p.MergeRequests != nil {
+		mrs, err := s.p.MergeRequests.GetMany(ctx, list)
+		if err != nil {
+			return nil, fmt.Errorf("load merge requests of events: %w", err)
+		}
+		for _, m := range mrs {
+			add(domain.TargetMergeRequest, m.ID, m.IID)
+		}
+	}
+	if list := ids[domain.TargetIssue]; len(list) > 0 && s.p.Issues != nil {
+		issues, err := s.p.Issues.GetMany(ctx, list)
+		if err != nil {
+			return nil, fmt.Errorf("load issues of events: %w", err)
+		}
+		for _, is := range issues {
+			add(domain.TargetIssue, is.ID, is.IID)
+		}
+	}
+	if list := ids[domain.TargetMilestone]; len(list) > 0 && s.p.Milestones != nil {
+		ms, err := s.p.Milestones.GetMany(ctx, list)
+		if err != nil {
+			return nil, fmt.Errorf("load milestones of events: %w", err)
+		}
+		for _, m := range ms {
+			add(domain.TargetMilestone, m.ID, m.IID)
+		}
+	}
+	return out, nil
+}
+
+// notes loads the notes "commented on" events embed; deleted ones are
+// left out. The note port reads one note at a time, so this costs a
+// query per distinct note of the page.
+func (s *Service) notes(ctx context.Context, evs []domain.Event) (map[int64]*domain.Note, error) {
+	out := map[int64]*domain.Note{}
+	if s.p.Notes == nil {
 		return out, nil
 	}
-	mrs, err := s.p.MergeRequests.GetMany(ctx, mrIDs)
-	if err != nil {
-		return nil, fmt.Errorf("load merge requests of events: %w", err)
-	}
-	for _, m := range mrs {
-		out[domain.Subject{Type: domain.TargetMergeRequest, ID: m.ID}] = m.IID
+	for _, e := range evs {
+		if e.NoteID == nil {
+			continue
+		}
+		if _, done := out[*e.NoteID]; done {
+			continue
+		}
+		n, err := s.p.Notes.Get(ctx, *e.NoteID)
+		if errors.Is(err, core.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load note %d of events: %w", *e.NoteID, err)
+		}
+		out[n.ID] = n
 	}
 	return out, nil
 }

@@ -105,23 +105,6 @@ type changesJSON struct {
 	Changes []diffJSON `json:"changes"`
 }
 
-// issueJSON is the issue entity of closes_issues.
-type issueJSON struct {
-	ID             int64              `json:"id"`
-	IID            int64              `json:"iid"`
-	ProjectID      int64              `json:"project_id"`
-	Title          string             `json:"title"`
-	Description    string             `json:"description"`
-	State          string             `json:"state"`
-	CreatedAt      httpx.Time         `json:"created_at"`
-	UpdatedAt      httpx.Time         `json:"updated_at"`
-	Labels         []string           `json:"labels"`
-	Milestone      *apijson.Milestone `json:"milestone"`
-	Author         *apijson.UserBasic `json:"author"`
-	Assignee       *apijson.UserBasic `json:"assignee"`
-	UserNotesCount int                `json:"user_notes_count"`
-}
-
 // subscribedNow is the caller's effective subscription.
 func subscribedNow(explicit map[int64]bool, m *domain.MergeRequest, userID int64) bool {
 	return apijson.Subscribed(explicit, m, userID)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
@@ -184,12 +185,8 @@ func (h handlers) render(w http.ResponseWriter, r *http.Request, f domain.MergeR
 }
 
 // closesIssues lists the issues merging would close that the caller may
-// read. Without an issues module there are none to find.
-func (s *Service) closesIssues(ctx context.Context, r *http.Request, t target, m *domain.MergeRequest) ([]issueJSON, error) {
-	out := []issueJSON{}
-	if s.p.Issues == nil {
-		return out, nil
-	}
+// read (confidential ones only for those who may see them).
+func (s *Service) closesIssues(ctx context.Context, r *http.Request, t target, m *domain.MergeRequest) ([]apijson.Issue, error) {
 	byProject := map[int64][]int64{}
 	var order []int64
 	for _, k := range s.closingKeys(ctx, m) {
@@ -200,79 +197,28 @@ func (s *Service) closesIssues(ctx context.Context, r *http.Request, t target, m
 	}
 	var issues []domain.Issue
 	for _, pid := range order {
-		p := t.project
+		p, rights := t.project, t.rights
 		if pid != t.project.ID {
 			var err error
 			if p, err = s.p.Projects.Get(ctx, pid); err != nil {
 				continue
 			}
-			rights, err := s.p.Policy.Project(ctx, t.caller, p)
-			if err != nil || !rights.Read {
-				continue
+			if rights, err = s.p.Policy.Project(ctx, t.caller, p); err != nil {
+				return nil, fmt.Errorf("rights on project %d: %w", pid, err)
 			}
+		}
+		if !access.CanReadIssues(p, rights) {
+			continue
 		}
 		found, err := s.p.Issues.ByIIDs(ctx, pid, byProject[pid])
 		if err != nil {
 			return nil, fmt.Errorf("issues closed by merge request: %w", err)
 		}
-		issues = append(issues, found...)
-	}
-	return s.renderIssues(ctx, r, issues)
-}
-
-// renderIssues renders issues with their users and milestones loaded at once.
-func (s *Service) renderIssues(ctx context.Context, r *http.Request, issues []domain.Issue) ([]issueJSON, error) {
-	out := make([]issueJSON, 0, len(issues))
-	var userIDs, milestoneIDs []int64
-	for _, is := range issues {
-		userIDs = append(userIDs, is.AuthorID)
-		if is.AssigneeID != nil {
-			userIDs = append(userIDs, *is.AssigneeID)
-		}
-		if is.MilestoneID != nil {
-			milestoneIDs = append(milestoneIDs, *is.MilestoneID)
+		for i := range found {
+			if access.CanReadIssue(t.caller, p, rights, &found[i]) {
+				issues = append(issues, found[i])
+			}
 		}
 	}
-	users, err := s.p.Users.GetMany(ctx, userIDs)
-	if err != nil {
-		return nil, fmt.Errorf("users of issues: %w", err)
-	}
-	byID := map[int64]*domain.User{}
-	for i := range users {
-		byID[users[i].ID] = &users[i]
-	}
-	milestones := map[int64]*domain.Milestone{}
-	if s.p.Milestones != nil && len(milestoneIDs) > 0 {
-		ms, err := s.p.Milestones.GetMany(ctx, milestoneIDs)
-		if err != nil {
-			return nil, fmt.Errorf("milestones of issues: %w", err)
-		}
-		for i := range ms {
-			milestones[ms[i].ID] = &ms[i]
-		}
-	}
-	base := httpx.BaseURL(r)
-	user := func(id *int64) *apijson.UserBasic {
-		if id == nil || byID[*id] == nil {
-			return nil
-		}
-		u := apijson.UserBasicOf(base, byID[*id])
-		return &u
-	}
-	for _, is := range issues {
-		labels := is.Labels
-		if labels == nil {
-			labels = []string{}
-		}
-		var milestone *apijson.Milestone
-		if is.MilestoneID != nil {
-			milestone = apijson.MilestoneOf(milestones[*is.MilestoneID])
-		}
-		author := is.AuthorID
-		out = append(out, issueJSON{ID: is.ID, IID: is.IID, ProjectID: is.ProjectID, Title: is.Title,
-			Description: is.Description, State: is.State, CreatedAt: httpx.TimeOf(is.CreatedAt),
-			UpdatedAt: httpx.TimeOf(is.UpdatedAt), Labels: labels, Milestone: milestone,
-			Author: user(&author), Assignee: user(is.AssigneeID), UserNotesCount: is.UserNotesCount})
-	}
-	return out, nil
+	return s.p.IssuePresenter.Render(ctx, r, t.caller, issues)
 }

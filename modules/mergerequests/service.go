@@ -38,9 +38,10 @@ type Params struct {
 	Presenter     *apijson.MergeRequestPresenter
 	TodoPresenter *apijson.TodoPresenter
 	// Milestones and Issues come from the issues module when it is there.
-	Milestones ports.MilestoneReader `optional:"true"`
-	Issues     ports.IssueReader     `optional:"true"`
-	Log        *zap.Logger           `optional:"true"`
+	Milestones     ports.MilestoneReader `optional:"true"`
+	Issues         ports.IssueReader
+	IssuePresenter *apijson.IssuePresenter
+	Log            *zap.Logger `optional:"true"`
 }
 
 // Service holds the merge request use cases.

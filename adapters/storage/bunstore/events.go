@@ -15,19 +15,20 @@ import (
 // keys: the feed is history and outlives what it mentions. Data is the JSON
 // payload as text (NULL when absent), readable with psql or sqlite3.
 type eventRow struct {
-	bun.BaseModel `bun:"table:events"`
+	bun.BaseModel `bun:"table:events,alias:e"`
 
-	ID          int64     `bun:"id,pk,autoincrement"`
-	ProjectID   *int64    `bun:"project_id"`
-	AuthorID    int64     `bun:"author_id"`
-	Action      string    `bun:"action"`
-	TargetID    *int64    `bun:"target_id"`
-	TargetType  string    `bun:"target_type"`
-	TargetTitle string    `bun:"target_title"`
-	Title       string    `bun:"title"`
-	Data        *string   `bun:"data"`
-	NoteID      *int64    `bun:"note_id"`
-	CreatedAt   time.Time `bun:"created_at"`
+	ID           int64     `bun:"id,pk,autoincrement"`
+	ProjectID    *int64    `bun:"project_id"`
+	AuthorID     int64     `bun:"author_id"`
+	Action       string    `bun:"action"`
+	TargetID     *int64    `bun:"target_id"`
+	TargetType   string    `bun:"target_type"`
+	TargetTitle  string    `bun:"target_title"`
+	Title        string    `bun:"title"`
+	Data         *string   `bun:"data"`
+	NoteID       *int64    `bun:"note_id"`
+	Confidential bool      `bun:"confidential"`
+	CreatedAt    time.Time `bun:"created_at"`
 }
 
 func (r *eventRow) domain() domain.Event {
@@ -36,17 +37,18 @@ func (r *eventRow) domain() domain.Event {
 		data = []byte(*r.Data)
 	}
 	return domain.Event{
-		ID:          r.ID,
-		ProjectID:   r.ProjectID,
-		AuthorID:    r.AuthorID,
-		Action:      r.Action,
-		TargetID:    r.TargetID,
-		TargetType:  r.TargetType,
-		TargetTitle: r.TargetTitle,
-		Title:       r.Title,
-		Data:        data,
-		NoteID:      r.NoteID,
-		CreatedAt:   r.CreatedAt.UTC(),
+		ID:           r.ID,
+		ProjectID:    r.ProjectID,
+		AuthorID:     r.AuthorID,
+		Action:       r.Action,
+		TargetID:     r.TargetID,
+		TargetType:   r.TargetType,
+		TargetTitle:  r.TargetTitle,
+		Title:        r.Title,
+		Data:         data,
+		NoteID:       r.NoteID,
+		Confidential: r.Confidential,
+		CreatedAt:    r.CreatedAt.UTC(),
 	}
 }
 
@@ -54,15 +56,16 @@ type eventStore struct{ s *Store }
 
 func (st *eventStore) Create(ctx context.Context, e *domain.Event) error {
 	row := &eventRow{
-		ProjectID:   e.ProjectID,
-		AuthorID:    e.AuthorID,
-		Action:      e.Action,
-		TargetID:    e.TargetID,
-		TargetType:  e.TargetType,
-		TargetTitle: e.TargetTitle,
-		Title:       e.Title,
-		NoteID:      e.NoteID,
-		CreatedAt:   orNow(e.CreatedAt),
+		ProjectID:    e.ProjectID,
+		AuthorID:     e.AuthorID,
+		Action:       e.Action,
+		TargetID:     e.TargetID,
+		TargetType:   e.TargetType,
+		TargetTitle:  e.TargetTitle,
+		Title:        e.Title,
+		NoteID:       e.NoteID,
+		Confidential: e.Confidential,
+		CreatedAt:    orNow(e.CreatedAt),
 	}
 	if len(e.Data) > 0 {
 		row.Data = nullString(string(e.Data))
@@ -78,7 +81,7 @@ func (st *eventStore) Create(ctx context.Context, e *domain.Event) error {
 // GitLab's events finder uses them. Events without a project are always
 // readable; the others only when their project still exists and
 // f.Readable lets the reader see it (the predicate project lists use), unless
-// f.Readable.All.
+// f.Readable.All. Confidential events need f.Viewer's leave too.
 func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.Event, int, error) {
 	var rows []eventRow
 	q := st.s.idb(ctx).NewSelect().Model(&rows)
@@ -104,6 +107,7 @@ func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.
 		readable := whereReadable(st.s.idb(ctx).NewSelect().Table("projects").Column("id"), f.Readable, "")
 		q = q.Where("(project_id IS NULL OR project_id IN (?))", readable)
 	}
+	q = whereViewer(st.s.idb(ctx), q, f.Viewer)
 	if f.Ascending {
 		q = q.Order("created_at", "id")
 	} else {
@@ -118,6 +122,40 @@ func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.
 		out[i] = rows[i].domain()
 	}
 	return out, n, nil
+}
+
+// whereViewer hides the confidential events v may not see, by the rule
+// issues use: everything for v.All, otherwise events in v's projects and
+// namespaces (reporter and up) and v's own events (an event carries no
+// assignee, so the author stands in for the issue's author and assignee).
+// An event is confidential when recorded so, or when the issue it targets,
+// or the issue its note is on, is confidential now: issues made
+// confidential after their events were recorded hide them too.
+func whereViewer(db bun.IDB, q *bun.SelectQuery, v domain.IssueViewer) *bun.SelectQuery {
+	if v.All {
+		return q
+	}
+	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+		q = q.WhereGroup(" OR ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("e.confidential = ?", false).
+				Where("NOT EXISTS (SELECT 1 FROM issues AS ci WHERE ci.id = e.target_id AND e.target_type = ? AND ci.confidential = ?)",
+					domain.TargetIssue, true).
+				Where("NOT EXISTS (SELECT 1 FROM notes AS cn JOIN issues AS ci ON ci.id = cn.noteable_id "+
+					"WHERE cn.id = e.note_id AND cn.noteable_type = ? AND ci.confidential = ?)", domain.TargetIssue, true)
+		})
+		if v.UserID != 0 {
+			q = q.WhereOr("e.author_id = ?", v.UserID)
+		}
+		if len(v.ProjectIDs) > 0 {
+			q = q.WhereOr("e.project_id IN (?)", bun.List(dedupeIDs(v.ProjectIDs)))
+		}
+		if len(v.NamespaceIDs) > 0 {
+			inNamespaces := db.NewSelect().Table("projects").Column("id").
+				Where("namespace_id IN (?)", bun.List(dedupeIDs(v.NamespaceIDs)))
+			q = q.WhereOr("e.project_id IN (?)", inNamespaces)
+		}
+		return q
+	})
 }
 
 var _ ports.EventStore = (*eventStore)(nil)

@@ -15,8 +15,9 @@ import (
 )
 
 // mergeRequestRow is a row of merge_requests. Labels live in
-// merge_request_labels; user_notes_count is computed from notes by every
-// read (scanonly: never written).
+// merge_request_labels; user_notes_count, upvotes and downvotes are
+// computed from notes and award_emoji by every read (scanonly: never
+// written; the table's own upvotes and downvotes columns stay unused).
 type mergeRequestRow struct {
 	bun.BaseModel `bun:"table:merge_requests,alias:mr"`
 
@@ -46,14 +47,14 @@ type mergeRequestRow struct {
 	MergeCommitSHA            *string    `bun:"merge_commit_sha"`
 	InFlightSHA               string     `bun:"in_flight_sha"`
 	LockedAt                  *time.Time `bun:"locked_at"`
-	Upvotes                   int        `bun:"upvotes"`
-	Downvotes                 int        `bun:"downvotes"`
 	CreatedAt                 time.Time  `bun:"created_at"`
 	UpdatedAt                 time.Time  `bun:"updated_at"`
 	MergedAt                  *time.Time `bun:"merged_at"`
 	ClosedAt                  *time.Time `bun:"closed_at"`
 
 	UserNotesCount int `bun:"user_notes_count,scanonly"`
+	Upvotes        int `bun:"upvotes,scanonly"`
+	Downvotes      int `bun:"downvotes,scanonly"`
 }
 
 func newMergeRequestRow(m *domain.MergeRequest) *mergeRequestRow {
@@ -139,12 +140,18 @@ var openStates = bun.List([]string{string(domain.MROpened), string(domain.MRReop
 
 type mergeRequestStore struct{ s *Store }
 
-// query selects merge requests into dest with user_notes_count computed by
-// a correlated subquery over notes_noteable_idx: one query for any page.
+// query selects merge requests into dest with user_notes_count, upvotes
+// and downvotes computed by correlated subqueries over notes_noteable_idx
+// and award_emoji_awardable_idx: one query for any page. ExcludeColumn()
+// lists the row's stored columns (not mr.*, whose unused vote columns
+// would clash with the computed ones).
 func (st *mergeRequestStore) query(db bun.IDB, dest any) *bun.SelectQuery {
-	return db.NewSelect().Model(dest).ColumnExpr("mr.*").
+	const votes = "(SELECT count(*) FROM award_emoji AS aw WHERE aw.awardable_type = ? AND aw.awardable_id = mr.id AND aw.name = ?)"
+	return db.NewSelect().Model(dest).ExcludeColumn().
 		ColumnExpr("(SELECT count(*) FROM notes AS n WHERE n.noteable_type = ? AND n.noteable_id = mr.id AND n.system = ?) AS user_notes_count",
-			domain.TargetMergeRequest, false)
+			domain.TargetMergeRequest, false).
+		ColumnExpr(votes+" AS upvotes", domain.TargetMergeRequest, "thumbsup").
+		ColumnExpr(votes+" AS downvotes", domain.TargetMergeRequest, "thumbsdown")
 }
 
 // Create takes the next IID from the project's counter row and inserts the
@@ -174,7 +181,7 @@ func (st *mergeRequestStore) Create(ctx context.Context, m *domain.MergeRequest)
 	}
 	labels := normLabels(m.Labels)
 	row := newMergeRequestRow(m)
-	row.ID, row.UserNotesCount = 0, 0
+	row.ID, row.UserNotesCount, row.Upvotes, row.Downvotes = 0, 0, 0, 0
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
 		if err := db.NewRaw(`INSERT INTO merge_request_iids (project_id, last_iid) VALUES (?, 1)
 ON CONFLICT (project_id) DO UPDATE SET last_iid = merge_request_iids.last_iid + 1
@@ -301,7 +308,7 @@ func (st *mergeRequestStore) withLabels(ctx context.Context, db bun.IDB, rows []
 
 // Update locks the row, applies fn and saves every column, replacing the
 // labels when they changed. ID, IID and the target project stay;
-// UserNotesCount is read-only. core.ErrNotFound when absent; fn's error is
+// UserNotesCount and the votes are read-only. core.ErrNotFound when absent; fn's error is
 // returned as is.
 func (st *mergeRequestStore) Update(ctx context.Context, projectID, iid int64, fn func(m *domain.MergeRequest) error) (*domain.MergeRequest, error) {
 	var out domain.MergeRequest
@@ -317,7 +324,7 @@ func (st *mergeRequestStore) Update(ctx context.Context, projectID, iid int64, f
 			return fnErr
 		}
 		m.ID, m.IID, m.ProjectID, m.TargetProjectID = old.ID, old.IID, old.ProjectID, old.TargetProjectID
-		m.UserNotesCount = old.UserNotesCount
+		m.UserNotesCount, m.Upvotes, m.Downvotes = old.UserNotesCount, old.Upvotes, old.Downvotes
 		if m.UpdatedAt.Equal(old.UpdatedAt) {
 			m.UpdatedAt = now()
 		}
@@ -351,7 +358,8 @@ func (st *mergeRequestStore) Update(ctx context.Context, projectID, iid int64, f
 }
 
 // Delete removes the merge request; its labels go by ON DELETE CASCADE and
-// its notes, which have no foreign key to it, in the same transaction.
+// its notes and awards, which have no foreign key to it, in the same
+// transaction.
 func (st *mergeRequestStore) Delete(ctx context.Context, projectID, iid int64) error {
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
 		var id int64
@@ -361,6 +369,10 @@ func (st *mergeRequestStore) Delete(ctx context.Context, projectID, iid int64) e
 		}
 		if _, err := db.NewDelete().Model((*noteRow)(nil)).
 			Where("noteable_type = ? AND noteable_id = ?", domain.TargetMergeRequest, id).Exec(ctx); err != nil {
+			return err
+		}
+		if _, err := db.NewDelete().Model((*awardRow)(nil)).
+			Where("awardable_type = ? AND awardable_id = ?", domain.TargetMergeRequest, id).Exec(ctx); err != nil {
 			return err
 		}
 		res, err := db.NewDelete().Model((*mergeRequestRow)(nil)).Where("id = ?", id).Exec(ctx)

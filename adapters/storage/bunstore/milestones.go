@@ -2,30 +2,233 @@ package bunstore
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"time"
 
+	"github.com/uptrace/bun"
+
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// TEMPORARY stubs until the store is written.
+// milestoneRow is a row of milestones; dates are UTC midnights.
+type milestoneRow struct {
+	bun.BaseModel `bun:"table:milestones,alias:ms"`
+
+	ID          int64      `bun:"id,pk,autoincrement"`
+	IID         int64      `bun:"iid"`
+	ProjectID   int64      `bun:"project_id"`
+	Title       string     `bun:"title"`
+	Description string     `bun:"description"`
+	State       string     `bun:"state"`
+	DueDate     *time.Time `bun:"due_date"`
+	StartDate   *time.Time `bun:"start_date"`
+	CreatedAt   time.Time  `bun:"created_at"`
+	UpdatedAt   time.Time  `bun:"updated_at"`
+}
+
+func newMilestoneRow(m *domain.Milestone) *milestoneRow {
+	return &milestoneRow{
+		ID:          m.ID,
+		IID:         m.IID,
+		ProjectID:   m.ProjectID,
+		Title:       m.Title,
+		Description: m.Description,
+		State:       m.State,
+		DueDate:     datePtr(m.DueDate),
+		StartDate:   datePtr(m.StartDate),
+		CreatedAt:   ts(m.CreatedAt),
+		UpdatedAt:   ts(m.UpdatedAt),
+	}
+}
+
+func (r *milestoneRow) domain() domain.Milestone {
+	return domain.Milestone{
+		ID:          r.ID,
+		IID:         r.IID,
+		ProjectID:   r.ProjectID,
+		Title:       r.Title,
+		Description: r.Description,
+		State:       r.State,
+		DueDate:     utcPtr(r.DueDate),
+		StartDate:   utcPtr(r.StartDate),
+		CreatedAt:   r.CreatedAt.UTC(),
+		UpdatedAt:   r.UpdatedAt.UTC(),
+	}
+}
+
 type milestoneStore struct{ s *Store }
 
-func (st *milestoneStore) Create(ctx context.Context, m *domain.Milestone) error { return errTodo }
+// milestoneErr maps a write error: the only unique index a write can break
+// (IIDs come from the counter) is the title's.
+func milestoneErr(err error) error {
+	if detail, ok := uniqueViolation(err); ok && strings.Contains(detail, "title") {
+		return core.Conflict("Milestone already exists")
+	}
+	return writeErr(err, "Project")
+}
+
+// Create takes the next IID from the project's counter row in the
+// transaction that inserts the milestone. An empty State is active; a zero
+// UpdatedAt is CreatedAt.
+func (st *milestoneStore) Create(ctx context.Context, m *domain.Milestone) error {
+	if m.State == "" {
+		m.State = domain.MilestoneActive
+	}
+	m.CreatedAt = orNow(m.CreatedAt)
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = m.CreatedAt
+	}
+	row := newMilestoneRow(m)
+	row.ID = 0
+	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		if err := db.NewRaw(`INSERT INTO milestone_iids (project_id, last_iid) VALUES (?, 1)
+ON CONFLICT (project_id) DO UPDATE SET last_iid = milestone_iids.last_iid + 1
+RETURNING last_iid`, m.ProjectID).Scan(ctx, &row.IID); err != nil {
+			return writeErr(err, "Project")
+		}
+		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
+		return milestoneErr(err)
+	})
+	if err != nil {
+		return fmt.Errorf("bunstore: create milestone in project %d: %w", m.ProjectID, err)
+	}
+	*m = row.domain()
+	return nil
+}
+
 func (st *milestoneStore) Get(ctx context.Context, projectID, id int64) (*domain.Milestone, error) {
-	return nil, errTodo
+	row := new(milestoneRow)
+	err := st.s.idb(ctx).NewSelect().Model(row).Where("ms.project_id = ? AND ms.id = ?", projectID, id).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: get milestone %d of project %d: %w", id, projectID, readErr(err, "Milestone"))
+	}
+	m := row.domain()
+	return &m, nil
 }
+
+// GetMany orders by ID; unknown IDs are skipped.
 func (st *milestoneStore) GetMany(ctx context.Context, ids []int64) ([]domain.Milestone, error) {
-	return nil, nil
+	out := []domain.Milestone{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows := []milestoneRow{}
+	err := st.s.idb(ctx).NewSelect().Model(&rows).Where("ms.id IN (?)", bun.List(dedupeIDs(ids))).Order("ms.id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: get %d milestones: %w", len(ids), err)
+	}
+	for i := range rows {
+		out = append(out, rows[i].domain())
+	}
+	return out, nil
 }
+
+// IDsByTitle matches the title exactly (at most one, titles being unique).
 func (st *milestoneStore) IDsByTitle(ctx context.Context, projectID int64, title string) ([]int64, error) {
-	return nil, nil
+	ids := []int64{}
+	err := st.s.idb(ctx).NewSelect().Model((*milestoneRow)(nil)).Column("ms.id").
+		Where("ms.project_id = ? AND ms.title = ?", projectID, title).Order("ms.id").Scan(ctx, &ids)
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: milestones titled %q in project %d: %w", title, projectID, err)
+	}
+	return ids, nil
 }
+
+// Update locks the row, applies fn and saves it. ID, IID, the project and
+// CreatedAt stay; UpdatedAt is now unless fn changed it. fn's error is
+// returned as is.
 func (st *milestoneStore) Update(ctx context.Context, projectID, id int64, fn func(m *domain.Milestone) error) (*domain.Milestone, error) {
-	return nil, errTodo
+	var out domain.Milestone
+	var fnErr error
+	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		row := new(milestoneRow)
+		q := db.NewSelect().Model(row).Where("ms.project_id = ? AND ms.id = ?", projectID, id)
+		if st.s.rowLocks {
+			q = q.For("NO KEY UPDATE")
+		}
+		if err := q.Scan(ctx); err != nil {
+			return readErr(err, "Milestone")
+		}
+		old := row.domain()
+		m := old
+		if fnErr = fn(&m); fnErr != nil {
+			return fnErr
+		}
+		m.ID, m.IID, m.ProjectID, m.CreatedAt = old.ID, old.IID, old.ProjectID, old.CreatedAt
+		if m.UpdatedAt.Equal(old.UpdatedAt) {
+			m.UpdatedAt = now()
+		}
+		row = newMilestoneRow(&m)
+		if _, err := db.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
+			return milestoneErr(err)
+		}
+		out = row.domain()
+		return nil
+	})
+	if fnErr != nil {
+		return nil, fnErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: update milestone %d of project %d: %w", id, projectID, err)
+	}
+	return &out, nil
 }
-func (st *milestoneStore) Delete(ctx context.Context, projectID, id int64) error { return errTodo }
+
+// Delete clears the milestone from issues and merge requests (which have
+// no foreign key to it) and removes it, in one transaction.
+func (st *milestoneStore) Delete(ctx context.Context, projectID, id int64) error {
+	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		res, err := db.NewDelete().Model((*milestoneRow)(nil)).Where("project_id = ? AND id = ?", projectID, id).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if err := mustAffect(res, "Milestone"); err != nil {
+			return err
+		}
+		for _, table := range []string{"issues", "merge_requests"} {
+			if _, err := db.NewUpdate().Table(table).Set("milestone_id = NULL").Where("milestone_id = ?", id).Exec(ctx); err != nil {
+				return fmt.Errorf("%s: %w", table, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bunstore: delete milestone %d of project %d: %w", id, projectID, err)
+	}
+	return nil
+}
+
+// List orders by due date, undated last, then ID, and costs the count and
+// the page.
 func (st *milestoneStore) List(ctx context.Context, f domain.MilestoneFilter) ([]domain.Milestone, int, error) {
-	return nil, 0, errTodo
+	rows := []milestoneRow{}
+	q := st.s.idb(ctx).NewSelect().Model(&rows).Where("ms.project_id = ?", f.ProjectID)
+	if len(f.IIDs) > 0 {
+		q = q.Where("ms.iid IN (?)", bun.List(dedupeIDs(f.IIDs)))
+	}
+	if f.State != "" {
+		q = q.Where("ms.state = ?", f.State)
+	}
+	if f.Title != "" {
+		q = q.Where("ms.title = ?", f.Title)
+	}
+	if f.Search != "" {
+		pat := containsPattern(f.Search)
+		q = q.Where(`(lower(ms.title) LIKE ? ESCAPE '\' OR lower(ms.description) LIKE ? ESCAPE '\')`, pat, pat)
+	}
+	q = q.OrderExpr("ms.due_date IS NULL, ms.due_date, ms.id")
+	n, err := page(ctx, q, f.Page)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bunstore: list milestones of project %d: %w", f.ProjectID, err)
+	}
+	out := make([]domain.Milestone, len(rows))
+	for i := range rows {
+		out[i] = rows[i].domain()
+	}
+	return out, n, nil
 }
 
 var _ ports.MilestoneStore = (*milestoneStore)(nil)

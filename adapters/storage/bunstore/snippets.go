@@ -2,24 +2,219 @@ package bunstore
 
 import (
 	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// TEMPORARY stubs until the store is written.
+// snippetRow is a row of snippets.
+type snippetRow struct {
+	bun.BaseModel `bun:"table:snippets,alias:sn"`
+
+	ID               int64      `bun:"id,pk,autoincrement"`
+	ProjectID        int64      `bun:"project_id"`
+	AuthorID         int64      `bun:"author_id"`
+	Title            string     `bun:"title"`
+	FileName         string     `bun:"file_name"`
+	Description      string     `bun:"description"`
+	Content          string     `bun:"content"`
+	Visibility       string     `bun:"visibility"`
+	ExpiresAt        *time.Time `bun:"expires_at"`
+	UserAgent        string     `bun:"user_agent"`
+	IPAddress        string     `bun:"ip_address"`
+	AkismetSubmitted bool       `bun:"akismet_submitted"`
+	CreatedAt        time.Time  `bun:"created_at"`
+	UpdatedAt        time.Time  `bun:"updated_at"`
+}
+
+func newSnippetRow(s *domain.Snippet) *snippetRow {
+	return &snippetRow{
+		ID:               s.ID,
+		ProjectID:        s.ProjectID,
+		AuthorID:         s.AuthorID,
+		Title:            s.Title,
+		FileName:         s.FileName,
+		Description:      s.Description,
+		Content:          s.Content,
+		Visibility:       string(s.Visibility),
+		ExpiresAt:        tsPtr(s.ExpiresAt),
+		UserAgent:        s.UserAgent,
+		IPAddress:        s.IPAddress,
+		AkismetSubmitted: s.AkismetSubmitted,
+		CreatedAt:        ts(s.CreatedAt),
+		UpdatedAt:        ts(s.UpdatedAt),
+	}
+}
+
+func (r *snippetRow) domain() domain.Snippet {
+	return domain.Snippet{
+		ID:               r.ID,
+		ProjectID:        r.ProjectID,
+		AuthorID:         r.AuthorID,
+		Title:            r.Title,
+		FileName:         r.FileName,
+		Description:      r.Description,
+		Content:          r.Content,
+		Visibility:       domain.Visibility(r.Visibility),
+		ExpiresAt:        utcPtr(r.ExpiresAt),
+		UserAgent:        r.UserAgent,
+		IPAddress:        r.IPAddress,
+		AkismetSubmitted: r.AkismetSubmitted,
+		CreatedAt:        r.CreatedAt.UTC(),
+		UpdatedAt:        r.UpdatedAt.UTC(),
+	}
+}
+
 type snippetStore struct{ s *Store }
 
-func (st *snippetStore) Create(ctx context.Context, s *domain.Snippet) error { return errTodo }
+// Create inserts s. Zero times mean now (UpdatedAt: CreatedAt); an empty
+// visibility is private, the one that reveals nothing. An unknown project
+// is core.ErrNotFound.
+func (st *snippetStore) Create(ctx context.Context, s *domain.Snippet) error {
+	if s.Visibility == "" {
+		s.Visibility = domain.Private
+	}
+	s.CreatedAt = orNow(s.CreatedAt)
+	if s.UpdatedAt.IsZero() {
+		s.UpdatedAt = s.CreatedAt
+	}
+	row := newSnippetRow(s)
+	row.ID = 0
+	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
+		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
+		return writeErr(err, "Project")
+	})
+	if err != nil {
+		return fmt.Errorf("bunstore: create snippet in project %d: %w", s.ProjectID, err)
+	}
+	*s = row.domain()
+	return nil
+}
+
 func (st *snippetStore) Get(ctx context.Context, projectID, id int64) (*domain.Snippet, error) {
-	return nil, errTodo
+	s, err := st.one(ctx, st.s.idb(ctx), false, projectID, id)
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: get snippet %d of project %d: %w", id, projectID, err)
+	}
+	return s, nil
 }
+
+// one reads a project's snippet; lock takes the row lock when the store
+// uses them.
+func (st *snippetStore) one(ctx context.Context, db bun.IDB, lock bool, projectID, id int64) (*domain.Snippet, error) {
+	row := new(snippetRow)
+	q := db.NewSelect().Model(row).Where("sn.project_id = ? AND sn.id = ?", projectID, id)
+	if lock && st.s.rowLocks {
+		q = q.For("NO KEY UPDATE OF sn")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, readErr(err, "Snippet")
+	}
+	s := row.domain()
+	return &s, nil
+}
+
+// Update locks the row, applies fn and saves every column but ID,
+// ProjectID and CreatedAt. UpdatedAt = now unless fn changed it.
+// core.ErrNotFound when absent; fn's error is returned as is.
 func (st *snippetStore) Update(ctx context.Context, projectID, id int64, fn func(s *domain.Snippet) error) (*domain.Snippet, error) {
-	return nil, errTodo
+	var out domain.Snippet
+	var fnErr error
+	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		old, err := st.one(ctx, db, true, projectID, id)
+		if err != nil {
+			return err
+		}
+		s := *old
+		if fnErr = fn(&s); fnErr != nil {
+			return fnErr
+		}
+		s.ID, s.ProjectID, s.CreatedAt = old.ID, old.ProjectID, old.CreatedAt
+		if s.UpdatedAt.Equal(old.UpdatedAt) {
+			s.UpdatedAt = now()
+		}
+		row := newSnippetRow(&s)
+		if _, err := db.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
+			return err
+		}
+		out = row.domain()
+		return nil
+	})
+	if fnErr != nil {
+		return nil, fnErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: update snippet %d of project %d: %w", id, projectID, err)
+	}
+	return &out, nil
 }
-func (st *snippetStore) Delete(ctx context.Context, projectID, id int64) error { return errTodo }
+
+// Delete removes the snippet with its notes, the awards on it and on its
+// notes (none of which has a foreign key to it), in one transaction. A
+// snippet that is missing, or belongs to another project, is left alone
+// and is no error.
+func (st *snippetStore) Delete(ctx context.Context, projectID, id int64) error {
+	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		res, err := db.NewDelete().Model((*snippetRow)(nil)).Where("project_id = ? AND id = ?", projectID, id).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		notes := db.NewSelect().Model((*noteRow)(nil)).Column("n.id").
+			Where("n.noteable_type = ? AND n.noteable_id = ?", domain.TargetSnippet, id)
+		if _, err := db.NewDelete().TableExpr("award_emoji").
+			Where("(awardable_type = ? AND awardable_id = ?) OR (awardable_type = ? AND awardable_id IN (?))",
+				domain.TargetSnippet, id, domain.TargetNote, notes).Exec(ctx); err != nil {
+			return fmt.Errorf("awards: %w", err)
+		}
+		if _, err := db.NewDelete().Model((*noteRow)(nil)).
+			Where("noteable_type = ? AND noteable_id = ?", domain.TargetSnippet, id).Exec(ctx); err != nil {
+			return fmt.Errorf("notes: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bunstore: delete snippet %d of project %d: %w", id, projectID, err)
+	}
+	return nil
+}
+
+// List selects the snippets of f.ProjectID whose visibility is one of
+// f.Visibilities or whose author is f.AuthorID (when not 0); with
+// neither, nothing. Newest first (created_at, then ID), two queries.
 func (st *snippetStore) List(ctx context.Context, f domain.SnippetFilter) ([]domain.Snippet, int, error) {
-	return nil, 0, errTodo
+	rows := []snippetRow{}
+	q := st.s.idb(ctx).NewSelect().Model(&rows).Where("sn.project_id = ?", f.ProjectID)
+	vis := make([]string, 0, len(f.Visibilities))
+	for _, v := range f.Visibilities {
+		vis = append(vis, string(v))
+	}
+	switch {
+	case len(vis) > 0 && f.AuthorID != 0:
+		q = q.Where("(sn.visibility IN (?) OR sn.author_id = ?)", bun.List(dedupeStrings(vis)), f.AuthorID)
+	case len(vis) > 0:
+		q = q.Where("sn.visibility IN (?)", bun.List(dedupeStrings(vis)))
+	case f.AuthorID != 0:
+		q = q.Where("sn.author_id = ?", f.AuthorID)
+	default:
+		return []domain.Snippet{}, 0, nil
+	}
+	q = q.OrderExpr(orderBy(false, "sn.created_at", "sn.id"))
+	n, err := page(ctx, q, f.Page)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bunstore: list snippets of project %d: %w", f.ProjectID, err)
+	}
+	out := make([]domain.Snippet, len(rows))
+	for i := range rows {
+		out[i] = rows[i].domain()
+	}
+	return out, n, nil
 }
 
 var _ ports.SnippetStore = (*snippetStore)(nil)
