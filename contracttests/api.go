@@ -40,6 +40,7 @@ func RunAPISuite(t *testing.T, newServer APIServerFactory) {
 		{"ProjectsLifecycle", apiProjectsLifecycle},
 		{"GroupsAndMembers", apiGroupsAndMembers},
 		{"MergeRequests", apiMergeRequests},
+		{"IssuesNotesSnippets", apiIssuesNotesSnippets},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

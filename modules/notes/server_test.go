@@ -18,7 +18,6 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-
 // Access levels as the members API takes them.
 const (
 	guest     = 10

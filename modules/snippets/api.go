@@ -44,7 +44,8 @@ func snippetURL(projectWebURL string, id int64) string {
 type createParams struct {
 	Title       string  `param:"title,required"`
 	FileName    string  `param:"file_name,required"`
-	Code        string  `param:"code,required"`
+	Code        string  `param:"code"`
+	Content     string  `param:"content"` // go-gitlab's and later GitLab's name for code
 	Visibility  string  `param:"visibility,required"`
 	Description *string `param:"description"`
 }
@@ -55,11 +56,34 @@ type updateParams struct {
 	Title       *string `param:"title"`
 	FileName    *string `param:"file_name"`
 	Code        *string `param:"code"`
+	Content     *string `param:"content"` // alias of code
 	Description *string `param:"description"`
 	Visibility  *string `param:"visibility"`
 }
 
-func (in updateParams) validate() error {
+// code takes content for code when code is absent; one is required. A
+// missing one joins err's request-validation messages.
+func (in *createParams) code(err error) error {
+	if in.Code == "" {
+		in.Code = in.Content
+	}
+	if strings.TrimSpace(in.Code) != "" {
+		return err
+	}
+	msg := "code is missing"
+	var e *core.Error
+	if errors.As(err, &e) && e.Param {
+		msg = e.Msg + ", " + msg
+	} else if err != nil {
+		return err
+	}
+	return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: msg}
+}
+
+func (in *updateParams) validate() error {
+	if in.Code == nil {
+		in.Code = in.Content
+	}
 	if in.Title == nil && in.FileName == nil && in.Code == nil && in.Description == nil && in.Visibility == nil {
 		return &core.Error{Kind: core.ErrInvalid, Param: true,
 			Msg: "title, file_name, code, description, visibility are missing, at least one parameter must be provided"}

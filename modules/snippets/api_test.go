@@ -95,6 +95,19 @@ func TestCreatePermissions(t *testing.T) {
 	}
 }
 
+// TestContentAlias: go-gitlab and later GitLab name the code "content".
+func TestContentAlias(t *testing.T) {
+	s := newServer(t)
+	pid := s.project("proj", "private")
+	var sn struct{ ID int64 }
+	decode(t, s.expect(201, "", "POST", snippetsPath(pid), s.RootToken,
+		form("title", "t", "file_name", "f", "content", "first", "visibility", "public")), &sn)
+	raw := fmt.Sprintf("%s/%d/raw", snippetsPath(pid), sn.ID)
+	s.expect(200, "first", "GET", raw, s.RootToken, nil)
+	s.expect(200, "", "PUT", fmt.Sprintf("%s/%d", snippetsPath(pid), sn.ID), s.RootToken, form("content", "second"))
+	s.expect(200, "second", "GET", raw, s.RootToken, nil)
+}
+
 func TestCreateValidation(t *testing.T) {
 	s := newServer(t)
 	pid := s.project("proj", "private")
@@ -102,7 +115,7 @@ func TestCreateValidation(t *testing.T) {
 		t.Helper()
 		s.expect(400, want, "POST", snippetsPath(pid), s.RootToken, form(kv...))
 	}
-	post(`{"error":"title is missing, file_name is missing, code is missing, visibility is missing"}`)
+	post(`{"error":"title is missing, file_name is missing, visibility is missing, code is missing"}`)
 	post(`{"error":"code is missing"}`, "title", "t", "file_name", "f", "code", "", "visibility", "public")
 	post(`{"error":"title is missing"}`, "title", "  ", "file_name", "f", "code", "c", "visibility", "public")
 	post(`{"error":"visibility does not have a valid value"}`, "title", "t", "file_name", "f", "code", "c", "visibility", "secret")

@@ -98,7 +98,7 @@ func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(in.Visibility) != "" {
 		given = &in.Visibility
 	}
-	if err := checkVisibility(err, given); err != nil {
+	if err := checkVisibility(in.code(err), given); err != nil {
 		return err
 	}
 	sn, err := h.s.create(r.Context(), t, in, r.UserAgent(), clientIP(r))

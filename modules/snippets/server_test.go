@@ -14,7 +14,6 @@ import (
 	"github.com/hearth-forge/hearth/app/apptest"
 )
 
-
 // Access levels as the members API takes them.
 const (
 	guest    = 10
