@@ -270,7 +270,7 @@ func (s *Service) update(ctx context.Context, t target, m *domain.MergeRequest, 
 					return err
 				}
 			}
-			notes = changeNotes(&before, cur, s.usernames(ctx, before.AssigneeID, cur.AssigneeID))
+			notes = changeNotes(&before, cur, s.usernames(ctx, before.AssigneeID, cur.AssigneeID), s.milestoneRef(ctx))
 			return nil
 		})
 		if err != nil {
@@ -355,8 +355,20 @@ func (s *Service) usernames(ctx context.Context, ids ...*int64) map[int64]string
 	return out
 }
 
+// milestoneRef renders a milestone as GitLab references it ("%<iid>").
+func (s *Service) milestoneRef(ctx context.Context) func(id int64) string {
+	return func(id int64) string {
+		if s.p.Milestones != nil {
+			if ms, err := s.p.Milestones.GetMany(ctx, []int64{id}); err == nil && len(ms) == 1 {
+				return fmt.Sprintf("%%%d", ms[0].IID)
+			}
+		}
+		return fmt.Sprintf("%%%d", id)
+	}
+}
+
 // changeNotes are GitLab's system notes for an edit.
-func changeNotes(before, after *domain.MergeRequest, names map[int64]string) []string {
+func changeNotes(before, after *domain.MergeRequest, names map[int64]string, milestone func(id int64) string) []string {
 	var out []string
 	if before.State != after.State {
 		out = append(out, string(after.State))
@@ -385,7 +397,7 @@ func changeNotes(before, after *domain.MergeRequest, names map[int64]string) []s
 		if after.MilestoneID == nil {
 			out = append(out, "removed milestone")
 		} else {
-			out = append(out, fmt.Sprintf("changed milestone to %%%d", *after.MilestoneID))
+			out = append(out, "changed milestone to "+milestone(*after.MilestoneID))
 		}
 	}
 	if before.TargetBranch != after.TargetBranch {
