@@ -1,7 +1,6 @@
 package issues
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -76,35 +75,4 @@ func parseDate(name string, raw *string) (*time.Time, error) {
 	}
 	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	return &d, nil
-}
-
-// maxTitle is GitLab's limit on titles.
-const maxTitle = 255
-
-func validTitle(title string) error {
-	title = strings.TrimSpace(title)
-	if title == "" {
-		return core.FieldInvalid("title", "can't be blank")
-	}
-	if len([]rune(title)) > maxTitle {
-		return core.FieldInvalid("title", "is too long (maximum is 255 characters)")
-	}
-	return nil
-}
-
-// normalizeLabels trims, drops empties and duplicates, and sorts, as
-// GitLab lists labels by title.
-func normalizeLabels(in []string) []string {
-	seen := map[string]bool{}
-	out := []string{}
-	for _, l := range in {
-		l = strings.TrimSpace(l)
-		if l == "" || seen[l] {
-			continue
-		}
-		seen[l] = true
-		out = append(out, l)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
 // listParams are the filters shared by the issue lists.
@@ -57,7 +58,7 @@ func (in listParams) filter(pg domain.Page) (domain.IssueFilter, error) {
 		return f, invalidValue("sort")
 	}
 	if in.Labels != nil {
-		labels := normalizeLabels(*in.Labels)
+		labels := issuable.NormalizeLabels(*in.Labels)
 		if len(labels) == 1 && strings.EqualFold(labels[0], "No Label") {
 			f.NoLabels = true
 		} else {

@@ -13,6 +13,7 @@ import (
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
 // Milestones are read by whoever reads the project (GitLab 9.x's
@@ -160,7 +161,7 @@ func (h handlers) createMilestone(w http.ResponseWriter, r *http.Request) error 
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	if err := validTitle(in.Title); err != nil {
+	if err := issuable.ValidTitle(in.Title); err != nil {
 		return err
 	}
 	m := &domain.Milestone{ProjectID: t.project.ID, Title: strings.TrimSpace(in.Title), Description: in.Description,
@@ -201,7 +202,7 @@ func (h handlers) updateMilestone(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if in.Title != nil {
-		if err := validTitle(*in.Title); err != nil {
+		if err := issuable.ValidTitle(*in.Title); err != nil {
 			return err
 		}
 	}

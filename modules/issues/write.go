@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
 // create opens an issue. Fields only reporters may set are dropped for
@@ -19,7 +19,7 @@ func (s *Service) create(ctx context.Context, t target, in createParams) (*domai
 	if !t.canCreate() {
 		return nil, core.Forbidden("")
 	}
-	if err := validTitle(in.Title); err != nil {
+	if err := issuable.ValidTitle(in.Title); err != nil {
 		return nil, err
 	}
 	due, err := parseDate("due_date", in.DueDate)
@@ -35,7 +35,7 @@ func (s *Service) create(ctx context.Context, t target, in createParams) (*domai
 	if t.canAdmin() {
 		is.Confidential, is.DueDate = in.Confidential, due
 		if in.Labels != nil {
-			is.Labels = normalizeLabels(*in.Labels)
+			is.Labels = issuable.NormalizeLabels(*in.Labels)
 		}
 		if is.MilestoneID, err = s.milestone(ctx, t.project, in.MilestoneID); err != nil {
 			return nil, err
@@ -153,27 +153,11 @@ func (s *Service) addTodo(ctx context.Context, is *domain.Issue, userID, actor i
 	return nil
 }
 
-// mentionPattern finds @username mentions.
-var mentionPattern = regexp.MustCompile(`(?:^|[^\w@.])@([A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]|[A-Za-z0-9_])`)
-
-// maxMentions bounds the users one text can mention (each costs lookups).
-const maxMentions = 50
-
 // mentionTodos gives every user newly mentioned in text (not in before)
 // who may read the issue a "mentioned" todo; confidential issues reach
 // only those allowed to see them.
 func (s *Service) mentionTodos(ctx context.Context, t target, is *domain.Issue, actor int64, text, before string) error {
-	old := map[string]bool{}
-	for _, mm := range mentionPattern.FindAllStringSubmatch(before, -1) {
-		old[strings.ToLower(mm[1])] = true
-	}
-	seen := map[string]bool{}
-	for _, mm := range mentionPattern.FindAllStringSubmatch(text, -1) {
-		name := strings.ToLower(mm[1])
-		if seen[name] || old[name] || len(seen) >= maxMentions {
-			continue
-		}
-		seen[name] = true
+	for _, name := range issuable.NewMentions(text, before) {
 		u, err := s.p.Users.GetByUsername(ctx, name)
 		if err != nil || u.ID == actor || u.State != domain.UserActive {
 			continue
@@ -203,7 +187,7 @@ type changes struct {
 func (s *Service) update(ctx context.Context, t target, is *domain.Issue, in updateParams) (*domain.Issue, error) {
 	actor := t.caller.UserID()
 	if in.Title != nil {
-		if err := validTitle(*in.Title); err != nil {
+		if err := issuable.ValidTitle(*in.Title); err != nil {
 			return nil, err
 		}
 	}
@@ -229,7 +213,7 @@ func (s *Service) update(ctx context.Context, t target, is *domain.Issue, in upd
 	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		var before domain.Issue
 		if c.admin && in.Labels != nil {
-			if err := s.ensureLabels(ctx, is.ProjectID, normalizeLabels(*in.Labels)); err != nil {
+			if err := s.ensureLabels(ctx, is.ProjectID, issuable.NormalizeLabels(*in.Labels)); err != nil {
 				return err
 			}
 		}
@@ -300,7 +284,7 @@ func (c changes) apply(cur *domain.Issue, now time.Time) string {
 			cur.MilestoneID = c.milestone
 		}
 		if in.Labels != nil {
-			cur.Labels = normalizeLabels(*in.Labels)
+			cur.Labels = issuable.NormalizeLabels(*in.Labels)
 		}
 		if in.Confidential != nil {
 			cur.Confidential = *in.Confidential

@@ -1,9 +1,6 @@
 package mergerequests
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -46,37 +43,6 @@ func (in updateParams) validate() error {
 		return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: "state_event does not have a valid value"}
 	}
 	return nil
-}
-
-// maxTitle is GitLab's limit on titles.
-const maxTitle = 255
-
-func validTitle(title string) error {
-	title = strings.TrimSpace(title)
-	if title == "" {
-		return core.FieldInvalid("title", "can't be blank")
-	}
-	if len([]rune(title)) > maxTitle {
-		return core.FieldInvalid("title", "is too long (maximum is 255 characters)")
-	}
-	return nil
-}
-
-// normalizeLabels trims, drops empties and duplicates, and sorts, as
-// GitLab lists labels by title.
-func normalizeLabels(in []string) []string {
-	seen := map[string]bool{}
-	out := []string{}
-	for _, l := range in {
-		l = strings.TrimSpace(l)
-		if l == "" || seen[l] {
-			continue
-		}
-		seen[l] = true
-		out = append(out, l)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // commitJSON is the merge request commit list's entry.

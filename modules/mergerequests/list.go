@@ -12,6 +12,7 @@ import (
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
 // listParams are the filters shared by both lists.
@@ -70,7 +71,7 @@ func (in listParams) filter(pg domain.Page) (domain.MergeRequestFilter, error) {
 		return f, invalidValue("view")
 	}
 	if in.Labels != nil {
-		labels := normalizeLabels(*in.Labels)
+		labels := issuable.NormalizeLabels(*in.Labels)
 		if len(labels) == 1 && strings.EqualFold(labels[0], "No Label") {
 			f.NoLabels = true
 		} else {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
 // create opens a merge request: both branches must exist, the pair must
@@ -20,7 +20,7 @@ func (s *Service) create(ctx context.Context, t target, in createParams) (*domai
 	if !t.rights.AtLeast(domain.Developer) || t.project.Archived {
 		return nil, core.Forbidden("")
 	}
-	if err := validTitle(in.Title); err != nil {
+	if err := issuable.ValidTitle(in.Title); err != nil {
 		return nil, err
 	}
 	if in.TargetProjectID != nil && *in.TargetProjectID != t.project.ID {
@@ -49,7 +49,7 @@ func (s *Service) create(ctx context.Context, t target, in createParams) (*domai
 		return nil, core.Validation(missing)
 	}
 	if in.Labels != nil {
-		m.Labels = normalizeLabels(*in.Labels)
+		m.Labels = issuable.NormalizeLabels(*in.Labels)
 	}
 	if m.AssigneeID, err = s.assignee(ctx, t.project, in.AssigneeID); err != nil {
 		return nil, err
@@ -159,26 +159,10 @@ func (s *Service) addTodo(ctx context.Context, m *domain.MergeRequest, userID, a
 	return nil
 }
 
-// mentionPattern finds @username mentions.
-var mentionPattern = regexp.MustCompile(`(?:^|[^\w@.])@([A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]|[A-Za-z0-9_])`)
-
-// maxMentions bounds the users one text can mention (each costs lookups).
-const maxMentions = 50
-
 // mentionTodos gives every user newly mentioned in text (not in before)
 // who may read the merge request a "mentioned" todo.
 func (s *Service) mentionTodos(ctx context.Context, t target, m *domain.MergeRequest, actor int64, text, before string) error {
-	old := map[string]bool{}
-	for _, mm := range mentionPattern.FindAllStringSubmatch(before, -1) {
-		old[strings.ToLower(mm[1])] = true
-	}
-	seen := map[string]bool{}
-	for _, mm := range mentionPattern.FindAllStringSubmatch(text, -1) {
-		name := strings.ToLower(mm[1])
-		if seen[name] || old[name] || len(seen) >= maxMentions {
-			continue
-		}
-		seen[name] = true
+	for _, name := range issuable.NewMentions(text, before) {
 		u, err := s.p.Users.GetByUsername(ctx, name)
 		if err != nil || u.ID == actor || u.State != domain.UserActive {
 			continue
@@ -199,7 +183,7 @@ func (s *Service) mentionTodos(ctx context.Context, t target, m *domain.MergeReq
 func (s *Service) update(ctx context.Context, t target, m *domain.MergeRequest, in updateParams) (*domain.MergeRequest, error) {
 	actor := t.caller.UserID()
 	if in.Title != nil {
-		if err := validTitle(*in.Title); err != nil {
+		if err := issuable.ValidTitle(*in.Title); err != nil {
 			return nil, err
 		}
 	}
@@ -235,7 +219,7 @@ func (s *Service) update(ctx context.Context, t target, m *domain.MergeRequest, 
 		var before domain.MergeRequest
 		var err error
 		if in.Labels != nil {
-			if err := s.ensureLabels(ctx, m.ProjectID, normalizeLabels(*in.Labels)); err != nil {
+			if err := s.ensureLabels(ctx, m.ProjectID, issuable.NormalizeLabels(*in.Labels)); err != nil {
 				return err
 			}
 		}
@@ -255,7 +239,7 @@ func (s *Service) update(ctx context.Context, t target, m *domain.MergeRequest, 
 				cur.MilestoneID = newMilestone
 			}
 			if in.Labels != nil {
-				cur.Labels = normalizeLabels(*in.Labels)
+				cur.Labels = issuable.NormalizeLabels(*in.Labels)
 			}
 			if in.RemoveSourceBranch != nil {
 				cur.ForceRemoveSourceBranch = *in.RemoveSourceBranch
