@@ -71,3 +71,44 @@ func NewMentions(text, before string) []string {
 	}
 	return out
 }
+
+// invalidValue is Grape's complaint about a value outside a parameter's set.
+func invalidValue(name string) error {
+	return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: name + " does not have a valid value"}
+}
+
+// Order reads the order_by (created_at by default, or updated_at) and sort
+// (desc by default, or asc) parameters of issuable lists.
+func Order(orderBy, sort string) (column string, ascending bool, err error) {
+	switch orderBy {
+	case "", "created_at":
+		column = "created_at"
+	case "updated_at":
+		column = "updated_at"
+	default:
+		return "", false, invalidValue("order_by")
+	}
+	switch sort {
+	case "", "desc":
+	case "asc":
+		ascending = true
+	default:
+		return "", false, invalidValue("sort")
+	}
+	return column, ascending, nil
+}
+
+// LabelFilter reads the labels filter: the labels an item must all carry,
+// or none at all for GitLab's "No Label".
+func LabelFilter(labels []string) (all []string, none bool) {
+	all = NormalizeLabels(labels)
+	if len(all) == 1 && strings.EqualFold(all[0], "No Label") {
+		return nil, true
+	}
+	return all, false
+}
+
+// NoMilestone tells whether a milestone filter asks for items without one.
+func NoMilestone(title string) bool {
+	return strings.EqualFold(title, "None") || strings.EqualFold(title, "No Milestone")
+}

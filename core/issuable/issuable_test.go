@@ -37,3 +37,26 @@ func TestNormalizeLabelsAndTitle(t *testing.T) {
 		t.Error("256 characters accepted")
 	}
 }
+
+func TestOrderAndFilters(t *testing.T) {
+	if col, asc, err := Order("", ""); col != "created_at" || asc || err != nil {
+		t.Errorf("default order: %s %v %v", col, asc, err)
+	}
+	if col, asc, err := Order("updated_at", "asc"); col != "updated_at" || !asc || err != nil {
+		t.Errorf("updated_at asc: %s %v %v", col, asc, err)
+	}
+	for _, bad := range [][2]string{{"title", ""}, {"", "up"}} {
+		if _, _, err := Order(bad[0], bad[1]); !errors.Is(err, core.ErrInvalid) {
+			t.Errorf("Order%v: %v", bad, err)
+		}
+	}
+	if all, none := LabelFilter([]string{"no label"}); all != nil || !none {
+		t.Errorf("No Label: %v %v", all, none)
+	}
+	if all, none := LabelFilter([]string{"b", "a"}); !reflect.DeepEqual(all, []string{"a", "b"}) || none {
+		t.Errorf("labels: %v %v", all, none)
+	}
+	if !NoMilestone("none") || !NoMilestone("No Milestone") || NoMilestone("v1") {
+		t.Error("NoMilestone")
+	}
+}

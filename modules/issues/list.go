@@ -42,28 +42,12 @@ func (in listParams) filter(pg domain.Page) (domain.IssueFilter, error) {
 	default:
 		return f, invalidValue("state")
 	}
-	switch in.OrderBy {
-	case "", "created_at":
-		f.OrderBy = "created_at"
-	case "updated_at":
-		f.OrderBy = "updated_at"
-	default:
-		return f, invalidValue("order_by")
-	}
-	switch in.Sort {
-	case "", "desc":
-	case "asc":
-		f.Ascending = true
-	default:
-		return f, invalidValue("sort")
+	var err error
+	if f.OrderBy, f.Ascending, err = issuable.Order(in.OrderBy, in.Sort); err != nil {
+		return f, err
 	}
 	if in.Labels != nil {
-		labels := issuable.NormalizeLabels(*in.Labels)
-		if len(labels) == 1 && strings.EqualFold(labels[0], "No Label") {
-			f.NoLabels = true
-		} else {
-			f.Labels = labels
-		}
+		f.Labels, f.NoLabels = issuable.LabelFilter(*in.Labels)
 	}
 	return f, nil
 }
@@ -89,7 +73,7 @@ func (s *Service) milestoneFilter(ctx context.Context, f *domain.IssueFilter, ti
 	if title == nil || *title == "" {
 		return true, nil
 	}
-	if strings.EqualFold(*title, "None") || strings.EqualFold(*title, "No Milestone") {
+	if issuable.NoMilestone(*title) {
 		f.NoMilestone = true
 		return true, nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/hearth-forge/hearth/core"
@@ -50,20 +49,9 @@ func (in listParams) filter(pg domain.Page) (domain.MergeRequestFilter, error) {
 	default:
 		return f, invalidValue("state")
 	}
-	switch in.OrderBy {
-	case "", "created_at":
-		f.OrderBy = "created_at"
-	case "updated_at":
-		f.OrderBy = "updated_at"
-	default:
-		return f, invalidValue("order_by")
-	}
-	switch in.Sort {
-	case "", "desc":
-	case "asc":
-		f.Ascending = true
-	default:
-		return f, invalidValue("sort")
+	var err error
+	if f.OrderBy, f.Ascending, err = issuable.Order(in.OrderBy, in.Sort); err != nil {
+		return f, err
 	}
 	switch in.View {
 	case "", "simple":
@@ -71,12 +59,7 @@ func (in listParams) filter(pg domain.Page) (domain.MergeRequestFilter, error) {
 		return f, invalidValue("view")
 	}
 	if in.Labels != nil {
-		labels := issuable.NormalizeLabels(*in.Labels)
-		if len(labels) == 1 && strings.EqualFold(labels[0], "No Label") {
-			f.NoLabels = true
-		} else {
-			f.Labels = labels
-		}
+		f.Labels, f.NoLabels = issuable.LabelFilter(*in.Labels)
 	}
 	return f, nil
 }
@@ -101,7 +84,7 @@ func (s *Service) milestoneFilter(ctx context.Context, f *domain.MergeRequestFil
 	if title == nil || *title == "" {
 		return true, nil
 	}
-	if strings.EqualFold(*title, "None") || strings.EqualFold(*title, "No Milestone") {
+	if issuable.NoMilestone(*title) {
 		f.NoMilestone = true
 		return true, nil
 	}
