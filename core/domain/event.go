@@ -65,5 +65,10 @@ type EventFilter struct {
 	Readable ReadScope
 	// Viewer hides confidential events the reader may not see.
 	Viewer IssueViewer
-	Page   Page
+	// Code limits events that show code or merge requests (pushes, merge
+	// requests and notes on them) to projects whose code the reader may
+	// read: guests of private projects do not see them. Ignored when
+	// Readable.All; nil means no such limit.
+	Code *ReadScope
+	Page Page
 }

@@ -294,6 +294,9 @@ func (s *Service) list(ctx context.Context, caller *domain.Caller, f domain.Even
 	if f.Viewer, err = s.viewer(ctx, caller); err != nil {
 		return nil, err
 	}
+	if f.Code, err = s.codeScope(ctx, caller); err != nil {
+		return nil, err
+	}
 	evs, total, err := s.p.Events.List(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
@@ -411,6 +414,23 @@ func (s *Service) notes(ctx context.Context, evs []domain.Event) (map[int64]*dom
 		out[n.ID] = n
 	}
 	return out, nil
+}
+
+// codeScope is where the caller may read code and merge requests
+// (reporters and up in private projects), for pushes and merge request
+// events.
+func (s *Service) codeScope(ctx context.Context, caller *domain.Caller) (*domain.ReadScope, error) {
+	if caller.IsAdmin() {
+		return &domain.ReadScope{All: true}, nil
+	}
+	if s.p.Policy == nil {
+		return &domain.ReadScope{}, nil
+	}
+	scope, err := s.p.Policy.ProjectScopeAt(ctx, caller, domain.Reporter)
+	if err != nil {
+		return nil, fmt.Errorf("code scope: %w", err)
+	}
+	return &scope, nil
 }
 
 func (s *Service) readable(ctx context.Context, caller *domain.Caller) (domain.ReadScope, error) {

@@ -108,6 +108,12 @@ func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.
 		q = q.Where("(project_id IS NULL OR project_id IN (?))", readable)
 	}
 	q = whereViewer(st.s.idb(ctx), q, f.Viewer)
+	if f.Code != nil && !f.Readable.All && !f.Code.All {
+		code := whereReadable(st.s.idb(ctx).NewSelect().Table("projects").Column("id"), *f.Code, "")
+		q = q.Where("(project_id IS NULL OR project_id IN (?) OR NOT ("+
+			"e.action = ? OR e.target_type = ? OR EXISTS (SELECT 1 FROM notes AS mn WHERE mn.id = e.note_id AND mn.noteable_type = ?)))",
+			code, domain.ActionPushed, domain.TargetMergeRequest, domain.TargetMergeRequest)
+	}
 	if f.Ascending {
 		q = q.Order("created_at", "id")
 	} else {
