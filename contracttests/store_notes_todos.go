@@ -3,6 +3,7 @@ package contracttests
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -56,6 +57,13 @@ func storeNoteCreateGetList(t *testing.T, s Stores) {
 	}
 	_, err = s.Notes.Get(ctx, bare.ID+1000)
 	storeWantMsg(t, err, core.ErrNotFound, "404 Note Not Found", "Get unknown")
+	many, err := s.Notes.GetMany(ctx, []int64{bare.ID, n.ID, bare.ID + 1000, n.ID})
+	if err != nil {
+		t.Fatalf("GetMany: %v", err)
+	}
+	if ids := storeNoteIDs(many); len(ids) != 2 || !slices.Contains(ids, n.ID) || !slices.Contains(ids, bare.ID) {
+		t.Errorf("GetMany: %v, want notes %d and %d once each", ids, n.ID, bare.ID)
+	}
 	err = s.Notes.Create(ctx, &domain.Note{ProjectID: storePtr(int64(99999)), NoteableType: domain.TargetIssue, NoteableID: 1, AuthorID: alice.ID, Body: "x"})
 	storeWantKind(t, err, core.ErrNotFound, "Create in unknown project")
 

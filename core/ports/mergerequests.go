@@ -46,6 +46,9 @@ type NoteStore interface {
 	Create(ctx context.Context, n *domain.Note) error
 	// Get reads one note (core.ErrNotFound).
 	Get(ctx context.Context, id int64) (*domain.Note, error)
+	// GetMany returns the notes with these IDs in any order; missing IDs
+	// are skipped.
+	GetMany(ctx context.Context, ids []int64) ([]domain.Note, error)
 	// List returns one page of a noteable's notes, oldest first, and the total.
 	List(ctx context.Context, noteableType string, noteableID int64, p domain.Page) ([]domain.Note, int, error)
 	// Update applies fn under a lock and saves body and updated_at (core.ErrNotFound).

@@ -389,29 +389,25 @@ func (s *Service) targetIIDs(ctx context.Context, evs []domain.Event) (map[domai
 	return out, nil
 }
 
-// notes loads the notes "commented on" events embed; deleted ones are
-// left out. The note port reads one note at a time, so this costs a
-// query per distinct note of the page.
+// notes loads the notes "commented on" events embed, in one query;
+// deleted ones are left out.
 func (s *Service) notes(ctx context.Context, evs []domain.Event) (map[int64]*domain.Note, error) {
 	out := map[int64]*domain.Note{}
 	if s.p.Notes == nil {
 		return out, nil
 	}
+	var ids []int64
 	for _, e := range evs {
-		if e.NoteID == nil {
-			continue
+		if e.NoteID != nil {
+			ids = append(ids, *e.NoteID)
 		}
-		if _, done := out[*e.NoteID]; done {
-			continue
-		}
-		n, err := s.p.Notes.Get(ctx, *e.NoteID)
-		if errors.Is(err, core.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("load note %d of events: %w", *e.NoteID, err)
-		}
-		out[n.ID] = n
+	}
+	ns, err := s.p.Notes.GetMany(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load notes of events: %w", err)
+	}
+	for i := range ns {
+		out[ns[i].ID] = &ns[i]
 	}
 	return out, nil
 }

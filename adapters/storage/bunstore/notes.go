@@ -79,6 +79,22 @@ func (st *noteStore) Get(ctx context.Context, id int64) (*domain.Note, error) {
 	return &n, nil
 }
 
+// GetMany reads the notes in one query.
+func (st *noteStore) GetMany(ctx context.Context, ids []int64) ([]domain.Note, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows := []noteRow{}
+	if err := st.s.idb(ctx).NewSelect().Model(&rows).Where("n.id IN (?)", bun.List(dedupeIDs(ids))).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("bunstore: get notes: %w", err)
+	}
+	out := make([]domain.Note, len(rows))
+	for i := range rows {
+		out[i] = rows[i].domain()
+	}
+	return out, nil
+}
+
 // List orders by creation, ID breaking ties, and costs the count and the page.
 func (st *noteStore) List(ctx context.Context, noteableType string, noteableID int64, p domain.Page) ([]domain.Note, int, error) {
 	rows := []noteRow{}
