@@ -83,6 +83,10 @@ func storeNoteCreateGetList(t *testing.T, s Stores) {
 	storeWantList(t, "unpaged", storeNoteIDs(list), total, err, order, 4)
 	list, total, err = s.Notes.List(ctx, domain.TargetIssue, 7, domain.Page{Page: 2, PerPage: 3})
 	storeWantList(t, "page 2", storeNoteIDs(list), total, err, order[3:], 4)
+	desc := []int64{order[3], order[2], order[1], order[0]}
+	list, total, err = s.Notes.Query(ctx, domain.NoteQuery{NoteableType: domain.TargetIssue, NoteableID: 7, Descending: true,
+		Page: domain.Page{Page: 1, PerPage: 3}})
+	storeWantList(t, "newest first, page 1", storeNoteIDs(list), total, err, desc[:3], 4)
 	list, total, err = s.Notes.List(ctx, domain.TargetMergeRequest, 7, domain.Page{})
 	storeWantList(t, "other noteable type", storeNoteIDs(list), total, err, nil, 0)
 	if list == nil {

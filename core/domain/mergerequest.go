@@ -132,6 +132,15 @@ type Note struct {
 	UpdatedAt    time.Time
 }
 
+// NoteQuery selects one page of a noteable's notes in an order.
+type NoteQuery struct {
+	NoteableType string
+	NoteableID   int64
+	ByUpdated    bool // order by updated_at instead of created_at
+	Descending   bool
+	Page         Page
+}
+
 // Todo actions (action_name).
 const (
 	TodoAssigned          = "assigned"

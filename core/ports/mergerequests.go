@@ -51,6 +51,8 @@ type NoteStore interface {
 	GetMany(ctx context.Context, ids []int64) ([]domain.Note, error)
 	// List returns one page of a noteable's notes, oldest first, and the total.
 	List(ctx context.Context, noteableType string, noteableID int64, p domain.Page) ([]domain.Note, int, error)
+	// Query is List in the order q asks (the ID breaking ties the same way).
+	Query(ctx context.Context, q domain.NoteQuery) ([]domain.Note, int, error)
 	// Update applies fn under a lock and saves body and updated_at (core.ErrNotFound).
 	Update(ctx context.Context, id int64, fn func(n *domain.Note) error) (*domain.Note, error)
 	// Delete removes the note (core.ErrNotFound).

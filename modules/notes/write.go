@@ -1,11 +1,9 @@
 package notes
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/hearth-forge/hearth/core"
@@ -17,29 +15,12 @@ import (
 // ordered as asked (created_at or updated_at, newest first by default;
 // the ID breaks ties), and the total.
 func (s *Service) list(ctx context.Context, nb *noteable, in listParams, pg domain.Page) ([]domain.Note, int, error) {
-	// The store orders by creation only; a noteable's notes are few
-	// enough to order and page here.
-	all, total, err := s.p.Notes.List(ctx, nb.kind.typ, nb.id, domain.Page{})
+	notes, total, err := s.p.Notes.Query(ctx, domain.NoteQuery{NoteableType: nb.kind.typ, NoteableID: nb.id,
+		ByUpdated: in.OrderBy == "updated_at", Descending: in.Sort != "asc", Page: pg})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list notes: %w", err)
 	}
-	key := func(n domain.Note) time.Time { return n.CreatedAt }
-	if in.OrderBy == "updated_at" {
-		key = func(n domain.Note) time.Time { return n.UpdatedAt }
-	}
-	slices.SortStableFunc(all, func(a, b domain.Note) int {
-		c := key(a).Compare(key(b))
-		if c == 0 {
-			c = cmp.Compare(a.ID, b.ID)
-		}
-		if in.Sort != "asc" {
-			c = -c
-		}
-		return c
-	})
-	from := min(pg.Offset(), len(all))
-	to := min(from+pg.PerPage, len(all))
-	return all[from:to], total, nil
+	return notes, total, nil
 }
 
 // create stores a comment, moves the noteable's updated_at and publishes

@@ -97,13 +97,26 @@ func (st *noteStore) GetMany(ctx context.Context, ids []int64) ([]domain.Note, e
 
 // List orders by creation, ID breaking ties, and costs the count and the page.
 func (st *noteStore) List(ctx context.Context, noteableType string, noteableID int64, p domain.Page) ([]domain.Note, int, error) {
+	return st.Query(ctx, domain.NoteQuery{NoteableType: noteableType, NoteableID: noteableID, Page: p})
+}
+
+// Query pages in the database, in the asked order (the noteable index
+// serves the filter; a noteable's notes are then sorted).
+func (st *noteStore) Query(ctx context.Context, nq domain.NoteQuery) ([]domain.Note, int, error) {
 	rows := []noteRow{}
+	col, dir := "n.created_at", "ASC"
+	if nq.ByUpdated {
+		col = "n.updated_at"
+	}
+	if nq.Descending {
+		dir = "DESC"
+	}
 	q := st.s.idb(ctx).NewSelect().Model(&rows).
-		Where("n.noteable_type = ? AND n.noteable_id = ?", noteableType, noteableID).
-		Order("n.created_at", "n.id")
-	total, err := page(ctx, q, p)
+		Where("n.noteable_type = ? AND n.noteable_id = ?", nq.NoteableType, nq.NoteableID).
+		OrderExpr(col + " " + dir + ", n.id " + dir)
+	total, err := page(ctx, q, nq.Page)
 	if err != nil {
-		return nil, 0, fmt.Errorf("bunstore: list notes of %s %d: %w", noteableType, noteableID, err)
+		return nil, 0, fmt.Errorf("bunstore: list notes of %s %d: %w", nq.NoteableType, nq.NoteableID, err)
 	}
 	out := make([]domain.Note, len(rows))
 	for i := range rows {
