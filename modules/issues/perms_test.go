@@ -101,6 +101,9 @@ func TestPermissions(t *testing.T) {
 	s.expect(403, forbidden, "PUT", issuePath(pub, 1, ""), ext.token, form("title", "x"))
 	s.update(outsider.token, pub, 1, "title", "Public, edited by its author")
 	s.expect(403, forbidden, "DELETE", issuePath(priv, 1, ""), dev.token, nil)
+	// The assignee may edit the issue too (GitLab's IssuePolicy).
+	s.update(dev.token, priv, 2, "assignee_id", fmt.Sprint(gst2.id))
+	s.update(gst2.token, priv, 2, "title", "Edited by its assignee")
 
 	// An archived project takes no writes.
 	s.JSON(t, "POST", fmt.Sprintf("/projects/%d/archive", priv), s.RootToken, nil, 201, nil)

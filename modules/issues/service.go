@@ -91,13 +91,14 @@ func (t target) canAdmin() bool {
 	return t.caller.UserID() != 0 && t.rights.AtLeast(domain.Reporter) && !t.project.Archived
 }
 
-// canUpdate is update_issue: the author, or reporters and up.
+// canUpdate is update_issue: the author, the assignee, or reporters and
+// up (GitLab's IssuePolicy lets authors and assignees edit their issue).
 func (t target) canUpdate(is *domain.Issue) bool {
 	uid := t.caller.UserID()
-	if uid == 0 || t.project.Archived {
+	if uid == 0 || t.project.Archived || !t.rights.Read {
 		return false
 	}
-	return t.rights.AtLeast(domain.Reporter) || is.AuthorID == uid
+	return t.rights.AtLeast(domain.Reporter) || is.AuthorID == uid || (is.AssigneeID != nil && *is.AssigneeID == uid)
 }
 
 // viewer is which confidential issues of this one project the caller sees.
