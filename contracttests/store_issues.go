@@ -17,6 +17,7 @@ import (
 // issueStoreCases are the subtests of the stores of issues, milestones and labels.
 func issueStoreCases() []storeCase {
 	return []storeCase{
+		{"ProjectDeleteLeavesNothing", storeProjectDeleteLeavesNothing},
 		{"IssueCreateGet", storeIssueCreateGet},
 		{"IssueIIDs", storeIssueIIDs},
 		{"IssueUpdate", storeIssueUpdate},
@@ -1306,5 +1307,72 @@ func storeLabelCounts(t *testing.T, s Stores) {
 		if diff := cmp.Diff(c.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.what, diff)
 		}
+	}
+}
+
+// storeProjectDeleteLeavesNothing: deleting a project removes the awards
+// and subscriptions on its issues, merge requests, snippets and notes,
+// which reach them without foreign keys, and leaves another project's.
+func storeProjectDeleteLeavesNothing(t *testing.T, s Stores) {
+	ctx := t.Context()
+	alice := storeUser(t, s, "alice")
+	type seeded struct {
+		targets []domain.Subject
+	}
+	seed := func(path string) (*domain.Project, seeded) {
+		p := storeRepoProject(t, s, path)
+		is := &domain.Issue{ProjectID: p.ID, Title: "i", State: domain.IssueOpened, AuthorID: alice.ID}
+		if err := s.Issues.Create(ctx, is); err != nil {
+			t.Fatal(err)
+		}
+		mr := storeMR(t, s, p, alice.ID, "f", nil)
+		sn := &domain.Snippet{ProjectID: p.ID, Title: "s", FileName: "f", Content: "c", Visibility: domain.Public, AuthorID: alice.ID}
+		if err := s.Snippets.Create(ctx, sn); err != nil {
+			t.Fatal(err)
+		}
+		n := &domain.Note{ProjectID: &p.ID, NoteableType: domain.TargetIssue, NoteableID: is.ID, AuthorID: alice.ID, Body: "n"}
+		if err := s.Notes.Create(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		var out seeded
+		for _, target := range []domain.Subject{{Type: domain.TargetIssue, ID: is.ID}, {Type: domain.TargetMergeRequest, ID: mr.ID},
+			{Type: domain.TargetSnippet, ID: sn.ID}, {Type: domain.TargetNote, ID: n.ID}} {
+			if err := s.Awards.Create(ctx, &domain.Award{Name: "thumbsup", UserID: alice.ID, AwardableType: target.Type, AwardableID: target.ID}); err != nil {
+				t.Fatalf("award %v: %v", target, err)
+			}
+			if target.Type == domain.TargetIssue || target.Type == domain.TargetMergeRequest {
+				if err := s.Subscriptions.Set(ctx, target, alice.ID, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out.targets = append(out.targets, target)
+		}
+		return p, out
+	}
+	gone, goneTargets := seed("gone")
+	_, keptTargets := seed("kept")
+	if err := s.Projects.Delete(ctx, gone.ID); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	count := func(targets []domain.Subject) (awards, subs int) {
+		for _, target := range targets {
+			as, err := s.Awards.List(ctx, target.Type, target.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			awards += len(as)
+			if sub, err := s.Subscriptions.Get(ctx, target, alice.ID); err != nil {
+				t.Fatal(err)
+			} else if sub != nil {
+				subs++
+			}
+		}
+		return awards, subs
+	}
+	if a, sub := count(goneTargets.targets); a != 0 || sub != 0 {
+		t.Errorf("deleted project left %d awards and %d subscriptions", a, sub)
+	}
+	if a, sub := count(keptTargets.targets); a != 4 || sub != 2 {
+		t.Errorf("the other project has %d awards and %d subscriptions, want 4 and 2", a, sub)
 	}
 }

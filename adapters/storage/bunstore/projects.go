@@ -324,11 +324,40 @@ func (st *projectStore) Update(ctx context.Context, id int64, fn func(p *domain.
 	return &out, nil
 }
 
+// deleteProjectLeftovers removes what points into a project's issues,
+// merge requests, snippets and notes without a foreign key (awards and
+// subscriptions are polymorphic), before the cascade removes those.
+func deleteProjectLeftovers(ctx context.Context, db bun.IDB, projectID int64) error {
+	owned := map[string]string{
+		domain.TargetIssue:        "SELECT id FROM issues WHERE project_id = ?",
+		domain.TargetMergeRequest: "SELECT id FROM merge_requests WHERE project_id = ?",
+		domain.TargetSnippet:      "SELECT id FROM snippets WHERE project_id = ?",
+		domain.TargetNote:         "SELECT id FROM notes WHERE project_id = ?",
+	}
+	for typ, ids := range owned {
+		if _, err := db.NewDelete().TableExpr("award_emoji").
+			Where("awardable_type = ? AND awardable_id IN ("+ids+")", typ, projectID).Exec(ctx); err != nil {
+			return fmt.Errorf("awards of %s: %w", typ, err)
+		}
+		if typ != domain.TargetIssue && typ != domain.TargetMergeRequest {
+			continue
+		}
+		if _, err := db.NewDelete().TableExpr("subscriptions").
+			Where("subject_type = ? AND subject_id IN ("+ids+")", typ, projectID).Exec(ctx); err != nil {
+			return fmt.Errorf("subscriptions of %s: %w", typ, err)
+		}
+	}
+	return nil
+}
+
 // Delete removes the project and its memberships in one transaction; shares
 // and stars go by ON DELETE CASCADE, and forks keep existing with
 // ForkedFromID cleared. core.ErrNotFound when absent.
 func (st *projectStore) Delete(ctx context.Context, id int64) error {
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		if err := deleteProjectLeftovers(ctx, db, id); err != nil {
+			return err
+		}
 		res, err := db.NewDelete().Model((*projectRow)(nil)).Where("id = ?", id).Exec(ctx)
 		if err != nil {
 			return err
