@@ -309,9 +309,33 @@ func storeMergeRequestDelete(t *testing.T, s Stores) {
 		if err := s.Notes.Create(ctx, &domain.Note{ProjectID: &p.ID, NoteableType: domain.TargetMergeRequest, NoteableID: id, AuthorID: alice.ID, Body: "n"}); err != nil {
 			t.Fatal(err)
 		}
+		target := domain.Subject{Type: domain.TargetMergeRequest, ID: id}
+		if _, _, err := s.Todos.CreatePending(ctx, &domain.Todo{UserID: alice.ID, ProjectID: p.ID, AuthorID: alice.ID,
+			TargetType: target.Type, TargetID: id, Action: domain.TodoMarked}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Subscriptions.Set(ctx, target, alice.ID, true); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := s.MergeRequests.Delete(ctx, p.ID, gone.IID); err != nil {
 		t.Fatalf("Delete: %v", err)
+	}
+	for _, c := range []struct {
+		id   int64
+		want int
+	}{{gone.ID, 0}, {kept.ID, 1}} {
+		todos, _, err := s.Todos.List(ctx, domain.TodoFilter{UserID: alice.ID, TargetType: domain.TargetMergeRequest})
+		n := 0
+		for _, td := range todos {
+			if td.TargetID == c.id {
+				n++
+			}
+		}
+		sub, serr := s.Subscriptions.Get(ctx, domain.Subject{Type: domain.TargetMergeRequest, ID: c.id}, alice.ID)
+		if err != nil || serr != nil || n != c.want || (sub != nil) != (c.want == 1) {
+			t.Errorf("merge request %d after deleting %d: %d todos, subscription %v (%v %v); want %d", c.id, gone.ID, n, sub, err, serr, c.want)
+		}
 	}
 	_, err := s.MergeRequests.Get(ctx, p.ID, gone.IID)
 	storeWantKind(t, err, core.ErrNotFound, "Get deleted")

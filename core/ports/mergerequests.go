@@ -28,7 +28,8 @@ type MergeRequestStore interface {
 	// UpdatedAt is set to now unless fn changed it. Reopening into a pair
 	// that already has an open merge request is core.ErrConflict.
 	Update(ctx context.Context, projectID, iid int64, fn func(m *domain.MergeRequest) error) (*domain.MergeRequest, error)
-	// Delete removes the merge request with its labels (core.ErrNotFound).
+	// Delete removes the merge request with its labels, notes, awards,
+	// todos and subscriptions (core.ErrNotFound).
 	Delete(ctx context.Context, projectID, iid int64) error
 	// List returns one page of f and the total.
 	List(ctx context.Context, f domain.MergeRequestFilter) ([]domain.MergeRequest, int, error)

@@ -327,19 +327,11 @@ func sameDate(a, b *time.Time) bool {
 	return (a == nil && b == nil) || (a != nil && b != nil && a.Equal(*b))
 }
 
-// delete removes an issue (the store drops its labels, notes and
-// awards) with its todos and subscriptions.
+// delete removes an issue; the store takes its labels, notes, awards,
+// todos and subscriptions in the same transaction.
 func (s *Service) delete(ctx context.Context, is *domain.Issue) error {
-	return s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
-		if err := s.p.Issues.Delete(ctx, is.ProjectID, is.IID); err != nil {
-			return notFound(err, "Issue", "delete issue")
-		}
-		if err := s.p.Todos.DeleteTarget(ctx, subject(is)); err != nil {
-			return fmt.Errorf("delete todos of issue: %w", err)
-		}
-		if err := s.p.Subscriptions.DeleteTarget(ctx, subject(is)); err != nil {
-			return fmt.Errorf("delete subscriptions of issue: %w", err)
-		}
-		return nil
-	})
+	if err := s.p.Issues.Delete(ctx, is.ProjectID, is.IID); err != nil {
+		return notFound(err, "Issue", "delete issue")
+	}
+	return nil
 }

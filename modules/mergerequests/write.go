@@ -430,18 +430,11 @@ func plural(word string, n int) string {
 	return word + "s"
 }
 
-// delete removes a merge request with its todos and subscriptions.
+// delete removes a merge request; the store takes what hangs on it
+// (notes, awards, todos, subscriptions) in the same transaction.
 func (s *Service) delete(ctx context.Context, m *domain.MergeRequest) error {
-	return s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
-		if err := s.p.MergeRequests.Delete(ctx, m.ProjectID, m.IID); err != nil {
-			return notFound(err, "Merge Request", "delete merge request")
-		}
-		if err := s.p.Todos.DeleteTarget(ctx, subject(m)); err != nil {
-			return fmt.Errorf("delete todos of merge request: %w", err)
-		}
-		if err := s.p.Subscriptions.DeleteTarget(ctx, subject(m)); err != nil {
-			return fmt.Errorf("delete subscriptions of merge request: %w", err)
-		}
-		return nil
-	})
+	if err := s.p.MergeRequests.Delete(ctx, m.ProjectID, m.IID); err != nil {
+		return notFound(err, "Merge Request", "delete merge request")
+	}
+	return nil
 }

@@ -249,6 +249,26 @@ func withIssueLabels(ctx context.Context, db bun.IDB, rows []issueRow) ([]domain
 	return out, nil
 }
 
+// deleteIssuableDependents removes what hangs on an issue or merge
+// request without a foreign key to it: its notes and their awards, its
+// awards, todos and subscriptions.
+func deleteIssuableDependents(ctx context.Context, db bun.IDB, typ string, id int64) error {
+	notes := db.NewSelect().Model((*noteRow)(nil)).Column("n.id").
+		Where("n.noteable_type = ? AND n.noteable_id = ?", typ, id)
+	for _, q := range []*bun.DeleteQuery{
+		db.NewDelete().TableExpr("award_emoji").Where("awardable_type = ? AND awardable_id IN (?)", domain.TargetNote, notes),
+		db.NewDelete().TableExpr("award_emoji").Where("awardable_type = ? AND awardable_id = ?", typ, id),
+		db.NewDelete().Model((*noteRow)(nil)).Where("noteable_type = ? AND noteable_id = ?", typ, id),
+		db.NewDelete().Model((*todoRow)(nil)).Where("target_type = ? AND target_id = ?", typ, id),
+		db.NewDelete().Model((*subscriptionRow)(nil)).Where("subject_type = ? AND subject_id = ?", typ, id),
+	} {
+		if _, err := q.Exec(ctx); err != nil {
+			return fmt.Errorf("delete what hangs on %s %d: %w", typ, id, err)
+		}
+	}
+	return nil
+}
+
 // Update locks the row, applies fn and saves every column, replacing the
 // labels when they changed. ID, IID and the project stay; the notes count
 // and the votes are read-only.
@@ -306,18 +326,8 @@ func (st *issueStore) Delete(ctx context.Context, projectID, iid int64) error {
 			Where("i.project_id = ? AND i.iid = ?", projectID, iid).Scan(ctx, &id); err != nil {
 			return readErr(err, "Issue")
 		}
-		notes := db.NewSelect().Model((*noteRow)(nil)).Column("n.id").
-			Where("n.noteable_type = ? AND n.noteable_id = ?", domain.TargetIssue, id)
-		for _, q := range []*bun.DeleteQuery{
-			db.NewDelete().TableExpr("award_emoji").Where("awardable_type = ? AND awardable_id IN (?)", domain.TargetNote, notes),
-			db.NewDelete().TableExpr("award_emoji").Where("awardable_type = ? AND awardable_id = ?", domain.TargetIssue, id),
-			db.NewDelete().Model((*noteRow)(nil)).Where("noteable_type = ? AND noteable_id = ?", domain.TargetIssue, id),
-			db.NewDelete().Model((*todoRow)(nil)).Where("target_type = ? AND target_id = ?", domain.TargetIssue, id),
-			db.NewDelete().Model((*subscriptionRow)(nil)).Where("subject_type = ? AND subject_id = ?", domain.TargetIssue, id),
-		} {
-			if _, err := q.Exec(ctx); err != nil {
-				return err
-			}
+		if err := deleteIssuableDependents(ctx, db, domain.TargetIssue, id); err != nil {
+			return err
 		}
 		res, err := db.NewDelete().Model((*issueRow)(nil)).Where("id = ?", id).Exec(ctx)
 		if err != nil {

@@ -357,9 +357,9 @@ func (st *mergeRequestStore) Update(ctx context.Context, projectID, iid int64, f
 	return &out, nil
 }
 
-// Delete removes the merge request; its labels go by ON DELETE CASCADE and
-// its notes and awards, which have no foreign key to it, in the same
-// transaction.
+// Delete removes the merge request; its labels go by ON DELETE CASCADE,
+// and its notes (with their awards), awards, todos and subscriptions,
+// which have no foreign key to it, in the same transaction.
 func (st *mergeRequestStore) Delete(ctx context.Context, projectID, iid int64) error {
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
 		var id int64
@@ -367,12 +367,7 @@ func (st *mergeRequestStore) Delete(ctx context.Context, projectID, iid int64) e
 			Where("mr.project_id = ? AND mr.iid = ?", projectID, iid).Scan(ctx, &id); err != nil {
 			return readErr(err, "Merge Request")
 		}
-		if _, err := db.NewDelete().Model((*noteRow)(nil)).
-			Where("noteable_type = ? AND noteable_id = ?", domain.TargetMergeRequest, id).Exec(ctx); err != nil {
-			return err
-		}
-		if _, err := db.NewDelete().Model((*awardRow)(nil)).
-			Where("awardable_type = ? AND awardable_id = ?", domain.TargetMergeRequest, id).Exec(ctx); err != nil {
+		if err := deleteIssuableDependents(ctx, db, domain.TargetMergeRequest, id); err != nil {
 			return err
 		}
 		res, err := db.NewDelete().Model((*mergeRequestRow)(nil)).Where("id = ?", id).Exec(ctx)
