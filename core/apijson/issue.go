@@ -8,6 +8,7 @@ import (
 
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
@@ -53,13 +54,9 @@ func IssueURL(projectWebURL string, iid int64) string {
 	return projectWebURL + "/issues/" + strconv.FormatInt(iid, 10)
 }
 
-// IssueSubscribed applies GitLab's rule: an explicit choice wins;
-// otherwise the author and the assignee are subscribed.
+// IssueSubscribed applies GitLab's subscription rule to an issue.
 func IssueSubscribed(explicit map[int64]bool, is *domain.Issue, userID int64) bool {
-	if s, ok := explicit[is.ID]; ok {
-		return s
-	}
-	return userID != 0 && (is.AuthorID == userID || (is.AssigneeID != nil && *is.AssigneeID == userID))
+	return issuable.Subscribed(choice(explicit, is.ID), is.AuthorID, is.AssigneeID, userID)
 }
 
 // Render renders a list of issues for caller.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
@@ -159,13 +160,17 @@ func (p *MergeRequestPresenter) load(ctx context.Context, r *http.Request, calle
 	return mc, nil
 }
 
-// Subscribed applies GitLab's rule: an explicit choice wins; otherwise the
-// author and the assignee are subscribed.
+// Subscribed applies GitLab's subscription rule to a merge request.
 func Subscribed(explicit map[int64]bool, m *domain.MergeRequest, userID int64) bool {
-	if s, ok := explicit[m.ID]; ok {
-		return s
+	return issuable.Subscribed(choice(explicit, m.ID), m.AuthorID, m.AssigneeID, userID)
+}
+
+// choice is the explicit subscription of id in a map of them, if any.
+func choice(explicit map[int64]bool, id int64) *bool {
+	if s, ok := explicit[id]; ok {
+		return &s
 	}
-	return userID != 0 && (m.AuthorID == userID || (m.AssigneeID != nil && *m.AssigneeID == userID))
+	return nil
 }
 
 // WebURL links to a merge request under its project's web URL.

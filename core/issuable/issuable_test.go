@@ -60,3 +60,21 @@ func TestOrderAndFilters(t *testing.T) {
 		t.Error("NoMilestone")
 	}
 }
+
+func TestSubscribed(t *testing.T) {
+	yes, no := true, false
+	assignee := int64(3)
+	cases := []struct {
+		explicit *bool
+		user     int64
+		want     bool
+	}{
+		{nil, 1, true}, {nil, 3, true}, {nil, 2, false}, {nil, 0, false},
+		{&no, 1, false}, {&yes, 2, true},
+	}
+	for _, c := range cases {
+		if got := Subscribed(c.explicit, 1, &assignee, c.user); got != c.want {
+			t.Errorf("Subscribed(%v, user %d) = %v, want %v", c.explicit, c.user, got, c.want)
+		}
+	}
+}

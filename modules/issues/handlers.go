@@ -6,6 +6,7 @@ import (
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
 // handlers decode, call the service and render.
@@ -148,16 +149,13 @@ func (h handlers) setSubscription(w http.ResponseWriter, r *http.Request, want b
 	if err != nil {
 		return err
 	}
-	ctx, uid := r.Context(), t.caller.UserID()
-	explicit, err := h.s.p.Subscriptions.OfUser(ctx, uid, domain.TargetIssue, []int64{is.ID})
+	changed, err := issuable.Subscribe(r.Context(), h.s.p.Subscriptions, subject(is), is.AuthorID, is.AssigneeID,
+		t.caller.UserID(), want)
 	if err != nil {
 		return err
 	}
-	if subscribedNow(explicit, is, uid) == want {
+	if !changed {
 		return &core.Error{Kind: core.ErrNotModified}
-	}
-	if err := h.s.p.Subscriptions.Set(ctx, subject(is), uid, want); err != nil {
-		return err
 	}
 	return h.reply(w, r, http.StatusCreated, is)
 }
@@ -169,9 +167,8 @@ func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	uid := t.caller.UserID()
-	td, created, err := h.s.p.Todos.CreatePending(r.Context(), &domain.Todo{UserID: uid, ProjectID: is.ProjectID,
-		AuthorID: uid, TargetType: domain.TargetIssue, TargetID: is.ID, Action: domain.TodoMarked,
-		State: domain.TodoPending, Body: is.Title, CreatedAt: h.s.now(), UpdatedAt: h.s.now()})
+	td, created, err := issuable.AddTodo(r.Context(), h.s.p.Todos, subject(is), is.ProjectID, uid, uid, domain.TodoMarked,
+		is.Title, h.s.now())
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/issuable"
@@ -151,9 +150,4 @@ func (h handlers) render(w http.ResponseWriter, r *http.Request, f domain.IssueF
 		return err
 	}
 	return httpx.Paginated(w, r, out, total, f.Page)
-}
-
-// subscribedNow is the caller's effective subscription.
-func subscribedNow(explicit map[int64]bool, is *domain.Issue, userID int64) bool {
-	return apijson.IssueSubscribed(explicit, is, userID)
 }

@@ -144,13 +144,8 @@ func (s *Service) systemNote(ctx context.Context, is *domain.Issue, actor int64,
 
 // addTodo puts a pending todo on userID's list.
 func (s *Service) addTodo(ctx context.Context, is *domain.Issue, userID, actor int64, action string) error {
-	_, _, err := s.p.Todos.CreatePending(ctx, &domain.Todo{UserID: userID, ProjectID: is.ProjectID, AuthorID: actor,
-		TargetType: domain.TargetIssue, TargetID: is.ID, Action: action, State: domain.TodoPending,
-		Body: is.Title, CreatedAt: s.now(), UpdatedAt: s.now()})
-	if err != nil {
-		return fmt.Errorf("todo for user %d: %w", userID, err)
-	}
-	return nil
+	_, _, err := issuable.AddTodo(ctx, s.p.Todos, subject(is), is.ProjectID, userID, actor, action, is.Title, s.now())
+	return err
 }
 
 // mentionTodos gives every user newly mentioned in text (not in before)

@@ -70,8 +70,3 @@ type changesJSON struct {
 	*apijson.MergeRequest
 	Changes []diffJSON `json:"changes"`
 }
-
-// subscribedNow is the caller's effective subscription.
-func subscribedNow(explicit map[int64]bool, m *domain.MergeRequest, userID int64) bool {
-	return apijson.Subscribed(explicit, m, userID)
-}

@@ -8,6 +8,7 @@ import (
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
 // handlers decode, call the service and render.
@@ -189,16 +190,13 @@ func (h handlers) setSubscription(w http.ResponseWriter, r *http.Request, want b
 	if err != nil {
 		return err
 	}
-	ctx, uid := r.Context(), t.caller.UserID()
-	explicit, err := h.s.p.Subscriptions.OfUser(ctx, uid, domain.TargetMergeRequest, []int64{m.ID})
+	changed, err := issuable.Subscribe(r.Context(), h.s.p.Subscriptions, subject(m), m.AuthorID, m.AssigneeID,
+		t.caller.UserID(), want)
 	if err != nil {
 		return err
 	}
-	if subscribedNow(explicit, m, uid) == want {
+	if !changed {
 		return &core.Error{Kind: core.ErrNotModified}
-	}
-	if err := h.s.p.Subscriptions.Set(ctx, subject(m), uid, want); err != nil {
-		return err
 	}
 	return h.reply(w, r, http.StatusCreated, m)
 }
@@ -210,9 +208,8 @@ func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	uid := t.caller.UserID()
-	td, created, err := h.s.p.Todos.CreatePending(r.Context(), &domain.Todo{UserID: uid, ProjectID: m.ProjectID,
-		AuthorID: uid, TargetType: domain.TargetMergeRequest, TargetID: m.ID, Action: domain.TodoMarked,
-		State: domain.TodoPending, CreatedAt: h.s.now(), UpdatedAt: h.s.now()})
+	td, created, err := issuable.AddTodo(r.Context(), h.s.p.Todos, subject(m), m.ProjectID, uid, uid, domain.TodoMarked,
+		m.Title, h.s.now())
 	if err != nil {
 		return err
 	}

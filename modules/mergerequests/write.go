@@ -150,13 +150,8 @@ func (s *Service) milestone(ctx context.Context, p *domain.Project, id *int64) (
 
 // addTodo puts a pending todo on userID's list.
 func (s *Service) addTodo(ctx context.Context, m *domain.MergeRequest, userID, actor int64, action string) error {
-	_, _, err := s.p.Todos.CreatePending(ctx, &domain.Todo{UserID: userID, ProjectID: m.ProjectID, AuthorID: actor,
-		TargetType: domain.TargetMergeRequest, TargetID: m.ID, Action: action, State: domain.TodoPending,
-		Body: m.Title, CreatedAt: s.now(), UpdatedAt: s.now()})
-	if err != nil {
-		return fmt.Errorf("todo for user %d: %w", userID, err)
-	}
-	return nil
+	_, _, err := issuable.AddTodo(ctx, s.p.Todos, subject(m), m.ProjectID, userID, actor, action, m.Title, s.now())
+	return err
 }
 
 // mentionTodos gives every user newly mentioned in text (not in before)
