@@ -291,12 +291,12 @@ func (s *Service) list(ctx context.Context, caller *domain.Caller, f domain.Even
 		return nil, err
 	}
 	f.Readable = scope
-	if f.Viewer, err = s.viewer(ctx, caller); err != nil {
-		return nil, err
-	}
+	// Reporters read code and confidential issues alike: one scope
+	// serves both rules.
 	if f.Code, err = s.codeScope(ctx, caller); err != nil {
 		return nil, err
 	}
+	f.Viewer = access.ViewerOf(caller, *f.Code)
 	evs, total, err := s.p.Events.List(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
@@ -333,19 +333,6 @@ func (s *Service) list(ctx context.Context, caller *domain.Caller, f domain.Even
 		return nil, err
 	}
 	return &Feed{Events: evs, Authors: authors, TargetIIDs: iids, Notes: notes, Total: total}, nil
-}
-
-// viewer is which confidential events the caller may see: those of the
-// issues they may see (core/access), all of them for admins.
-func (s *Service) viewer(ctx context.Context, caller *domain.Caller) (domain.IssueViewer, error) {
-	if s.p.Policy == nil {
-		return domain.IssueViewer{All: caller.IsAdmin(), UserID: caller.UserID()}, nil
-	}
-	v, err := s.p.Policy.IssueViewer(ctx, caller)
-	if err != nil {
-		return v, fmt.Errorf("events viewer: %w", err)
-	}
-	return v, nil
 }
 
 // targetIIDs loads the IIDs of the merge requests, issues and milestones
