@@ -61,16 +61,9 @@ func parseClosing(text string) []domain.IssueRef {
 	return out
 }
 
-// closingRefs are the references in the description and the source
-// commits' messages, as text ("#1", "group/project#4").
-func (s *Service) closingRefs(ctx context.Context, m *domain.MergeRequest) []string {
-	var out []string
-	for _, r := range s.closingRefList(ctx, m) {
-		out = append(out, r.Project+"#"+strconv.FormatInt(r.IID, 10))
-	}
-	return out
-}
-
+// closingRefList is what the description and the source commits'
+// messages close ("#1", "group/project#4"). It reads git: compute it once
+// per use.
 func (s *Service) closingRefList(ctx context.Context, m *domain.MergeRequest) []domain.IssueRef {
 	text := m.Description
 	if m.SourceSHA != "" {
@@ -89,12 +82,12 @@ func (s *Service) closingRefList(ctx context.Context, m *domain.MergeRequest) []
 	return parseClosing(text)
 }
 
-// closingKeys resolves the references to projects; references to
-// projects that do not exist are dropped. Who may close what is the
-// issues module's rule when it receives the merged event.
-func (s *Service) closingKeys(ctx context.Context, m *domain.MergeRequest) []domain.IssueKey {
+// closingKeys resolves references to projects; references to projects
+// that do not exist are dropped. Who may close what is the issues
+// module's rule when it receives the merged event.
+func (s *Service) closingKeys(ctx context.Context, m *domain.MergeRequest, refs []domain.IssueRef) []domain.IssueKey {
 	var out []domain.IssueKey
-	for _, r := range s.closingRefList(ctx, m) {
+	for _, r := range refs {
 		pid := m.ProjectID
 		if r.Project != "" {
 			p, err := s.p.Projects.GetByFullPath(ctx, r.Project)

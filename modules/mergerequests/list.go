@@ -173,7 +173,7 @@ func (h handlers) render(w http.ResponseWriter, r *http.Request, f domain.MergeR
 func (s *Service) closesIssues(ctx context.Context, r *http.Request, t target, m *domain.MergeRequest) ([]apijson.Issue, error) {
 	byProject := map[int64][]int64{}
 	var order []int64
-	for _, k := range s.closingKeys(ctx, m) {
+	for _, k := range s.closingKeys(ctx, m, s.closingRefList(ctx, m)) {
 		if _, ok := byProject[k.ProjectID]; !ok {
 			order = append(order, k.ProjectID)
 		}

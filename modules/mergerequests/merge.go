@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -177,9 +178,10 @@ func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.Merge
 			s.log.Error("release merge lock", zap.Int64("merge_request_id", m.ID), zap.Error(err))
 		}
 	}
+	closes := s.closingRefList(ctx, claimed)
 	message := opt.message
 	if message == "" {
-		message = s.defaultMessage(ctx, claimed)
+		message = s.defaultMessage(ctx, claimed, closes)
 	}
 	sig := domain.Signature{Name: by.Name, Email: by.Email, When: s.now()}
 	repo, ref := repoOf(m.ProjectID), domain.BranchPrefix+m.TargetBranch
@@ -197,7 +199,7 @@ func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.Merge
 			return nil, backendErr(err, "is source in target")
 		} else if in {
 			// Already in the target: nothing to write, the request is merged.
-			return s.recordMerged(ctx, claimed, nil, actor, "")
+			return s.recordMerged(ctx, claimed, closes, nil, actor, "")
 		}
 		res, err := s.p.Repos.Merge(ctx, repo, domain.MergeSpec{Ours: tgt, Theirs: source, Message: message, Author: sig, Committer: sig})
 		if err != nil {
@@ -224,7 +226,7 @@ func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.Merge
 		}
 		err = s.p.Repos.UpdateRef(ctx, repo, ref, res.CommitID, tgt)
 		if err == nil {
-			out, err := s.recordMerged(context.WithoutCancel(ctx), claimed, &res.CommitID, actor, tgt)
+			out, err := s.recordMerged(context.WithoutCancel(ctx), claimed, closes, &res.CommitID, actor, tgt)
 			if err != nil {
 				// The target moved: repairLock records it on the next read.
 				s.log.Error("record merge", zap.Int64("merge_request_id", m.ID), zap.String("merge_commit", res.CommitID), zap.Error(err))
@@ -260,10 +262,15 @@ func pause(ctx context.Context, attempt int) error {
 	}
 }
 
-// defaultMessage is GitLab 9.x's merge commit message.
-func (s *Service) defaultMessage(ctx context.Context, m *domain.MergeRequest) string {
+// defaultMessage is GitLab 9.x's merge commit message, naming the issues
+// the merge closes.
+func (s *Service) defaultMessage(ctx context.Context, m *domain.MergeRequest, closes []domain.IssueRef) string {
 	msg := fmt.Sprintf("Merge branch '%s' into '%s'\n\n%s", m.SourceBranch, m.TargetBranch, m.Title)
-	if refs := s.closingRefs(ctx, m); len(refs) > 0 {
+	if len(closes) > 0 {
+		refs := make([]string, len(closes))
+		for i, r := range closes {
+			refs[i] = r.Project + "#" + strconv.FormatInt(r.IID, 10)
+		}
 		msg += "\n\nCloses " + sentence(refs)
 	}
 	p, err := s.p.Projects.Get(ctx, m.ProjectID)
@@ -274,11 +281,12 @@ func (s *Service) defaultMessage(ctx context.Context, m *domain.MergeRequest) st
 	return msg + "\n\nSee merge request " + ref
 }
 
-// recordMerged saves the merged state with its note, feed event and done
-// todos in one transaction, then announces the target's move. mergeSHA
-// is nil when the source reached the target outside the merge request.
-func (s *Service) recordMerged(ctx context.Context, m *domain.MergeRequest, mergeSHA *string, actor int64, targetBefore string) (*domain.MergeRequest, error) {
-	closes := s.closingKeys(ctx, m)
+// recordMerged saves the merged state with its note, feed event (naming
+// the issues refs close) and done todos in one transaction, then
+// announces the target's move. mergeSHA is nil when the source reached
+// the target outside the merge request.
+func (s *Service) recordMerged(ctx context.Context, m *domain.MergeRequest, refs []domain.IssueRef, mergeSHA *string, actor int64, targetBefore string) (*domain.MergeRequest, error) {
+	closes := s.closingKeys(ctx, m, refs)
 	var out *domain.MergeRequest
 	already := false
 	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {

@@ -74,7 +74,7 @@ func (s *Service) refreshWith(ctx context.Context, m *domain.MergeRequest, h hea
 			return nil, err
 		}
 		if landed {
-			return s.recordMerged(ctx, m, nil, actor, "")
+			return s.recordMerged(ctx, m, s.closingRefList(ctx, m), nil, actor, "")
 		}
 	}
 	st, err := s.status(ctx, repo, h)
@@ -163,7 +163,7 @@ func (s *Service) repairLock(ctx context.Context, m *domain.MergeRequest, h head
 			}
 			sha := m.InFlightSHA
 			s.log.Info("recording an interrupted merge", zap.Int64("merge_request_id", m.ID), zap.String("merge_commit", sha))
-			out, err := s.recordMerged(ctx, m, &sha, actor, "")
+			out, err := s.recordMerged(ctx, m, s.closingRefList(ctx, m), &sha, actor, "")
 			if err == nil {
 				s.removeSourceBranch(context.WithoutCancel(ctx), out, actor)
 			}
