@@ -158,7 +158,7 @@ RETURNING last_iid`, i.ProjectID).Scan(ctx, &row.IID); err != nil {
 		if _, err := db.NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
 			return writeErr(err, "User")
 		}
-		return insertIssueLabels(ctx, db, row.ID, labels)
+		return issueLabelLinks.insert(ctx, db, row.ID, labels)
 	})
 	if err != nil {
 		return fmt.Errorf("bunstore: create issue in project %d: %w", i.ProjectID, err)
@@ -186,7 +186,7 @@ func (st *issueStore) one(ctx context.Context, db bun.IDB, lock bool, projectID,
 	if err := q.Scan(ctx); err != nil {
 		return nil, readErr(err, "Issue")
 	}
-	labels, err := loadIssueLabels(ctx, db, []int64{row.ID})
+	labels, err := issueLabelLinks.load(ctx, db, []int64{row.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +239,7 @@ func withIssueLabels(ctx context.Context, db bun.IDB, rows []issueRow) ([]domain
 	for i := range rows {
 		ids[i] = rows[i].ID
 	}
-	labels, err := loadIssueLabels(ctx, db, ids)
+	labels, err := issueLabelLinks.load(ctx, db, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -297,10 +297,7 @@ func (st *issueStore) Update(ctx context.Context, projectID, iid int64, fn func(
 			return writeErr(err, "User")
 		}
 		if !slices.Equal(labels, old.Labels) {
-			if _, err := db.NewDelete().Model((*issueLabelRow)(nil)).Where("issue_id = ?", row.ID).Exec(ctx); err != nil {
-				return err
-			}
-			if err := insertIssueLabels(ctx, db, row.ID, labels); err != nil {
+			if err := issueLabelLinks.replace(ctx, db, row.ID, labels); err != nil {
 				return err
 			}
 		}
@@ -436,35 +433,6 @@ func (st *issueStore) CountOpen(ctx context.Context, projectIDs []int64, viewer 
 	}
 	for _, c := range counts {
 		out[c.ProjectID] = c.N
-	}
-	return out, nil
-}
-
-func insertIssueLabels(ctx context.Context, db bun.IDB, id int64, labels []string) error {
-	if len(labels) == 0 {
-		return nil
-	}
-	rows := make([]issueLabelRow, len(labels))
-	for i, l := range labels {
-		rows[i] = issueLabelRow{IssueID: id, Name: l}
-	}
-	_, err := db.NewInsert().Model(&rows).Exec(ctx)
-	return err
-}
-
-// loadIssueLabels reads the labels of the issues ids in one query, each
-// list sorted in byte order (the same on both dialects).
-func loadIssueLabels(ctx context.Context, db bun.IDB, ids []int64) (map[int64][]string, error) {
-	var rows []issueLabelRow
-	if err := db.NewSelect().Model(&rows).Where("il.issue_id IN (?)", bun.List(dedupeIDs(ids))).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("labels: %w", err)
-	}
-	out := make(map[int64][]string, len(ids))
-	for _, r := range rows {
-		out[r.IssueID] = append(out[r.IssueID], r.Name)
-	}
-	for _, ls := range out {
-		slices.Sort(ls)
 	}
 	return out, nil
 }

@@ -195,7 +195,7 @@ RETURNING last_iid`, m.ProjectID).Scan(ctx, &row.IID); err != nil {
 		if err != nil {
 			return st.writeErr(ctx, err, row)
 		}
-		return insertLabels(ctx, db, row.ID, labels)
+		return mergeRequestLabelLinks.insert(ctx, db, row.ID, labels)
 	})
 	if err != nil {
 		return fmt.Errorf("bunstore: create merge request in project %d: %w", m.ProjectID, err)
@@ -261,7 +261,7 @@ func (st *mergeRequestStore) one(ctx context.Context, db bun.IDB, lock bool, whe
 	if err := q.Scan(ctx); err != nil {
 		return nil, readErr(err, "Merge Request")
 	}
-	labels, err := loadLabels(ctx, db, []int64{row.ID})
+	labels, err := mergeRequestLabelLinks.load(ctx, db, []int64{row.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +296,7 @@ func (st *mergeRequestStore) withLabels(ctx context.Context, db bun.IDB, rows []
 	for i := range rows {
 		ids[i] = rows[i].ID
 	}
-	labels, err := loadLabels(ctx, db, ids)
+	labels, err := mergeRequestLabelLinks.load(ctx, db, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -338,10 +338,7 @@ func (st *mergeRequestStore) Update(ctx context.Context, projectID, iid int64, f
 			return st.writeErr(ctx, err, row)
 		}
 		if !slices.Equal(labels, old.Labels) {
-			if _, err := db.NewDelete().Model((*labelRow)(nil)).Where("merge_request_id = ?", row.ID).Exec(ctx); err != nil {
-				return err
-			}
-			if err := insertLabels(ctx, db, row.ID, labels); err != nil {
+			if err := mergeRequestLabelLinks.replace(ctx, db, row.ID, labels); err != nil {
 				return err
 			}
 		}
@@ -512,36 +509,6 @@ func normLabels(labels []string) []string {
 	out := dedupeStrings(labels)
 	slices.Sort(out)
 	return out
-}
-
-func insertLabels(ctx context.Context, db bun.IDB, id int64, labels []string) error {
-	if len(labels) == 0 {
-		return nil
-	}
-	rows := make([]labelRow, len(labels))
-	for i, l := range labels {
-		rows[i] = labelRow{MergeRequestID: id, Name: l}
-	}
-	_, err := db.NewInsert().Model(&rows).Exec(ctx)
-	return err
-}
-
-// loadLabels reads the labels of the merge requests ids in one query, each
-// list sorted in byte order (the same on both dialects, whatever the
-// collation).
-func loadLabels(ctx context.Context, db bun.IDB, ids []int64) (map[int64][]string, error) {
-	var rows []labelRow
-	if err := db.NewSelect().Model(&rows).Where("l.merge_request_id IN (?)", bun.List(dedupeIDs(ids))).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("labels: %w", err)
-	}
-	out := make(map[int64][]string, len(ids))
-	for _, r := range rows {
-		out[r.MergeRequestID] = append(out[r.MergeRequestID], r.Name)
-	}
-	for _, ls := range out {
-		slices.Sort(ls)
-	}
-	return out, nil
 }
 
 var _ ports.MergeRequestStore = (*mergeRequestStore)(nil)
