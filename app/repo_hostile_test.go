@@ -42,7 +42,8 @@ var hostileValues = []string{
 }
 
 // TestRepositoryHostileInput sends every hostile value in every path
-// parameter of every repository, merge request and git HTTP route (enumerated from the
+// parameter of every repository, merge request, issue, note, snippet,
+// todo and git HTTP route (enumerated from the
 // router, so a new route cannot be forgotten), and in the query and form
 // parameters those routes read. Nothing may answer 5xx, a hostile path
 // parameter must give 400 or 404, no answer may carry the canary planted
@@ -83,7 +84,9 @@ func TestRepositoryHostileInput(t *testing.T) {
 		"source_branch", "target_branch", "labels", "milestone", "state", "merge_commit_message"}
 	routes := 0
 	for _, rt := range srv.Router.Routes() {
-		if rt.Module != "repository" && rt.Module != "repository-git" && rt.Module != "mergerequests" {
+		switch rt.Module {
+		case "repository", "repository-git", "mergerequests", "issues", "notes", "snippets", "todos":
+		default:
 			continue
 		}
 		routes++

@@ -223,6 +223,17 @@ func TestParamErrors(t *testing.T) {
 	if rec.Code != 400 || body(t, rec)["error"] != "title is missing, count is invalid, flag is invalid" {
 		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}
+	// No text parameter carries a NUL byte, from the query, a form or JSON.
+	if rec := serve(rt, httptest.NewRequest("POST", "/api/v4/echo?title=a%00b", nil)); rec.Code != 400 || body(t, rec)["error"] != "title is invalid" {
+		t.Fatalf("NUL in the query: %d %s", rec.Code, rec.Body)
+	}
+	for _, js := range []string{`{"title":"t","labels":"a\u0000b"}`, `{"title":"a\u0000b"}`} {
+		req := httptest.NewRequest("POST", "/api/v4/echo", strings.NewReader(js))
+		req.Header.Set("Content-Type", "application/json")
+		if rec := serve(rt, req); rec.Code != 400 {
+			t.Fatalf("NUL in JSON %s: %d %s", js, rec.Code, rec.Body)
+		}
+	}
 	req := httptest.NewRequest("POST", "/api/v4/echo", strings.NewReader(`{"title":[[[[[["deep"]]]]]]}`))
 	req.Header.Set("Content-Type", "application/json")
 	if rec := serve(rt, req); rec.Code != 400 {

@@ -284,7 +284,13 @@ func setField(fv reflect.Value, vals []string, hasVals bool, raw json.RawMessage
 	}
 	if !hasVals {
 		// Only a structured JSON value: decode it directly.
-		return json.Unmarshal(raw, fv.Addr().Interface())
+		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
+			return err
+		}
+		if fv.Kind() == reflect.String && strings.ContainsRune(fv.String(), 0) {
+			return errNUL
+		}
+		return nil
 	}
 	first := ""
 	if len(vals) > 0 {
@@ -327,9 +333,17 @@ func splitList(vals []string) []string {
 	return out
 }
 
+// errNUL refuses a NUL byte in a text parameter.
+var errNUL = errors.New("NUL byte in text")
+
 func setScalar(fv reflect.Value, s string) error {
 	switch fv.Kind() {
 	case reflect.String:
+		// No database stores NUL in text, and no GitLab parameter
+		// needs one: refuse it here rather than fail deep below.
+		if strings.ContainsRune(s, 0) {
+			return errNUL
+		}
 		fv.SetString(s)
 	case reflect.Bool:
 		b, err := ParseBool(s)

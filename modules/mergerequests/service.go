@@ -119,15 +119,7 @@ func (s *Service) load(r *http.Request, t target) (*domain.MergeRequest, error) 
 }
 
 func iidParam(r *http.Request) (int64, error) {
-	raw, err := httpx.PathParam(r, "merge_request_iid")
-	if err != nil {
-		return 0, err
-	}
-	var iid int64
-	if _, err := fmt.Sscan(raw, &iid); err != nil || iid <= 0 || fmt.Sprint(iid) != raw {
-		return 0, core.NotFound("Merge Request")
-	}
-	return iid, nil
+	return httpx.IDParam(r, "merge_request_iid", "Merge Request")
 }
 
 // notFound maps a store's not-found to GitLab's 404 of what, and wraps

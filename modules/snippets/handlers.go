@@ -139,6 +139,10 @@ func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Idempotence covers snippets that are gone, not ids that cannot be.
+	if _, err := httpx.IDParam(r, "snippet_id", "Snippet"); err != nil {
+		return err
+	}
 	sn, err := h.s.load(r, t)
 	if errors.Is(err, core.ErrNotFound) {
 		w.WriteHeader(http.StatusOK)
