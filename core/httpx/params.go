@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -211,7 +212,8 @@ func checkJSONDepth(body []byte, max int) error {
 }
 
 // Decode fills the struct dst from the request's parameters. Fields are
-// named by a `param:"name"` tag; ",required" makes absence an error. Pointer
+// named by a `param:"name"` tag; ",required" makes absence an error;
+// text holding a NUL byte is invalid unless tagged ",nul". Pointer
 // fields stay nil when absent. Supported: string, bool, int, int64,
 // float64, time.Time (ISO 8601 or YYYY-MM-DD), []string, []int64, and any
 // type decoded from a raw JSON value. Failures are 400s in GitLab's
@@ -240,7 +242,8 @@ func (p *Params) Decode(dst any) error {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		required := opts == "required"
+		required := slices.Contains(strings.Split(opts, ","), "required")
+		nulOK := slices.Contains(strings.Split(opts, ","), "nul")
 		fv := rv.Field(i)
 		vals, hasVals := p.values[name]
 		rawJSON, hasRaw := p.raw[name]
@@ -250,7 +253,7 @@ func (p *Params) Decode(dst any) error {
 			}
 			continue
 		}
-		if err := setField(fv, vals, hasVals, rawJSON, hasRaw); err != nil {
+		if err := setField(fv, vals, hasVals, rawJSON, hasRaw); err != nil || (!nulOK && hasNUL(fv)) {
 			invalid = append(invalid, name)
 			continue
 		}
@@ -284,13 +287,7 @@ func setField(fv reflect.Value, vals []string, hasVals bool, raw json.RawMessage
 	}
 	if !hasVals {
 		// Only a structured JSON value: decode it directly.
-		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
-			return err
-		}
-		if fv.Kind() == reflect.String && strings.ContainsRune(fv.String(), 0) {
-			return errNUL
-		}
-		return nil
+		return json.Unmarshal(raw, fv.Addr().Interface())
 	}
 	first := ""
 	if len(vals) > 0 {
@@ -333,17 +330,32 @@ func splitList(vals []string) []string {
 	return out
 }
 
-// errNUL refuses a NUL byte in a text parameter.
-var errNUL = errors.New("NUL byte in text")
+// hasNUL reports whether a decoded text field (or list of them) holds a
+// NUL byte: no database stores one in text and no GitLab parameter needs
+// one, so Decode refuses it unless the field is tagged ",nul" (its handler
+// validates the value itself, as ref names do with git's rules).
+func hasNUL(fv reflect.Value) bool {
+	if fv.Kind() == reflect.Pointer {
+		return !fv.IsNil() && hasNUL(fv.Elem())
+	}
+	switch fv.Kind() {
+	case reflect.String:
+		return strings.ContainsRune(fv.String(), 0)
+	case reflect.Slice:
+		if fv.Type().Elem().Kind() == reflect.String {
+			for i := 0; i < fv.Len(); i++ {
+				if strings.ContainsRune(fv.Index(i).String(), 0) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
 
 func setScalar(fv reflect.Value, s string) error {
 	switch fv.Kind() {
 	case reflect.String:
-		// No database stores NUL in text, and no GitLab parameter
-		// needs one: refuse it here rather than fail deep below.
-		if strings.ContainsRune(s, 0) {
-			return errNUL
-		}
 		fv.SetString(s)
 	case reflect.Bool:
 		b, err := ParseBool(s)

@@ -277,7 +277,7 @@ func (h handlers) createBranch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in struct {
-		Branch string `param:"branch,required"`
+		Branch string `param:"branch,required,nul"`
 		Ref    string `param:"ref,required"`
 	}
 	if err := httpx.Decode(r, &in); err != nil {

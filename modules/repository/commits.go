@@ -277,7 +277,7 @@ func (h handlers) createCommit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in struct {
-		Branch        string              `param:"branch,required"`
+		Branch        string              `param:"branch,required,nul"`
 		CommitMessage string              `param:"commit_message,required"`
 		Actions       []commitActionParam `param:"actions,required"`
 		StartBranch   string              `param:"start_branch"`
@@ -462,7 +462,7 @@ func (h handlers) cherryPick(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in struct {
-		Branch string `param:"branch,required"`
+		Branch string `param:"branch,required,nul"`
 	}
 	if err := httpx.Decode(r, &in); err != nil {
 		return err

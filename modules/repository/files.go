@@ -170,7 +170,7 @@ func (h handlers) fileWrite(r *http.Request, action string) (string, string, err
 		return "", "", err
 	}
 	var in struct {
-		Branch        string  `param:"branch,required"`
+		Branch        string  `param:"branch,required,nul"`
 		CommitMessage string  `param:"commit_message,required"`
 		Content       *string `param:"content"`
 		Encoding      string  `param:"encoding"`

@@ -172,7 +172,7 @@ func (h handlers) createTag(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in struct {
-		TagName            string  `param:"tag_name,required"`
+		TagName            string  `param:"tag_name,required,nul"`
 		Ref                string  `param:"ref,required"`
 		Message            *string `param:"message"`
 		ReleaseDescription *string `param:"release_description"`
