@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hearth-forge/hearth/app/apptest"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -420,7 +419,7 @@ func TestInterruptedMergeRepaired(t *testing.T) {
 		feature := e.commit("feature", "master", "Feature", mrAdd("feature.txt", "f\n"))
 		master := e.commit("master", "", "Master moves", mrEdit("README.md", "hello again\n"))
 		mr := e.open(srv.RootToken, "feature", "master", "Interrupted")
-		res, err := srv.Repos.Merge(ctx, apijson.RepoPath(e.pid), domain.MergeSpec{Ours: master, Theirs: feature,
+		res, err := srv.Repos.Merge(ctx, domain.RepoPath(e.pid), domain.MergeSpec{Ours: master, Theirs: feature,
 			Message: "Merge branch 'feature' into 'master'", Author: sig, Committer: sig})
 		if err != nil || len(res.Conflicts) > 0 || res.CommitID == "" {
 			t.Fatalf("write the merge commit: %v %+v", err, res)
@@ -439,7 +438,7 @@ func TestInterruptedMergeRepaired(t *testing.T) {
 	t.Run("ref moved, merge not recorded", func(t *testing.T) {
 		e, mr, master, _, merge := prepare(t, "moved")
 		lock(t, e, mr.IID, merge, time.Now().UTC().Add(-5*time.Minute))
-		if err := srv.Repos.UpdateRef(ctx, apijson.RepoPath(e.pid), "refs/heads/master", merge, master); err != nil {
+		if err := srv.Repos.UpdateRef(ctx, domain.RepoPath(e.pid), "refs/heads/master", merge, master); err != nil {
 			t.Fatalf("move master: %v", err)
 		}
 		got := e.get(mr.IID)

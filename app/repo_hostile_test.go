@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hearth-forge/hearth/app/apptest"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -62,7 +61,7 @@ func TestRepositoryHostileInput(t *testing.T) {
 	}
 	var p struct{ ID int64 }
 	srv.JSON(t, "POST", "/projects", srv.RootToken, url.Values{"name": {"target"}, "visibility": {"public"}}, 201, &p)
-	repo := apijson.RepoPath(p.ID)
+	repo := domain.RepoPath(p.ID)
 	sig := domain.Signature{Name: "Seed", Email: "seed@example.com", When: time.Unix(1500000000, 0).UTC()}
 	if _, err := srv.Repos.CommitFiles(context.Background(), repo, domain.CommitFiles{
 		Branch: "master", Message: "seed", Author: sig, Committer: sig,

@@ -26,8 +26,8 @@ import (
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres/pgtest"
 	"github.com/hearth-forge/hearth/app"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/config"
+	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
 	"github.com/hearth-forge/hearth/modules/users"
@@ -42,7 +42,7 @@ func (s *Server) RepoDir(projectID int64) string {
 	if root == "" {
 		root = filepath.Join(s.Config.DataDir, "repositories")
 	}
-	return filepath.Join(root, filepath.FromSlash(apijson.RepoPath(projectID)))
+	return filepath.Join(root, filepath.FromSlash(domain.RepoPath(projectID)))
 }
 
 // Server is a running Hearth.

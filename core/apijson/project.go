@@ -133,9 +133,6 @@ type ProjectPresenter struct {
 	Viewer func(ctx context.Context, caller *domain.Caller) (domain.IssueViewer, error)
 }
 
-// RepoPath is where a project's repository lives in the RepoBackend.
-func RepoPath(projectID int64) string { return fmt.Sprintf("projects/%d.git", projectID) }
-
 type projectContext struct {
 	base, sshHost string
 	namespaces    map[int64]*domain.Namespace
@@ -396,7 +393,7 @@ func (p *ProjectPresenter) full(ctx context.Context, pc *projectContext, caller 
 		out.Permissions = perms
 	}
 	if opt.Statistics && p.Repos != nil {
-		size, commits, err := p.Repos.Stats(ctx, RepoPath(proj.ID), proj.DefaultBranch)
+		size, commits, err := p.Repos.Stats(ctx, domain.RepoPath(proj.ID), proj.DefaultBranch)
 		if err != nil {
 			return out, fmt.Errorf("repository statistics: %w", err)
 		}

@@ -2,36 +2,6 @@ package domain
 
 import "time"
 
-// Milestone states.
-const (
-	MilestoneActive = "active"
-	MilestoneClosed = "closed"
-)
-
-// Milestone groups issues and merge requests of a project toward a date.
-type Milestone struct {
-	ID          int64
-	IID         int64
-	ProjectID   int64
-	Title       string
-	Description string
-	State       string // MilestoneActive or MilestoneClosed
-	DueDate     *time.Time
-	StartDate   *time.Time
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-}
-
-// MilestoneFilter selects a project's milestones.
-type MilestoneFilter struct {
-	ProjectID int64
-	IIDs      []int64
-	State     string // "" = any
-	Title     string // exact
-	Search    string // in title or description
-	Page      Page
-}
-
 // Issue states (reopened counts as opened in filters).
 const (
 	IssueOpened   = "opened"
@@ -98,63 +68,6 @@ type IssueFilter struct {
 	Page          Page
 }
 
-// Label is a project's label; issues and merge requests carry labels by
-// name.
-type Label struct {
-	ID          int64
-	ProjectID   int64
-	Name        string
-	Color       string // "#RRGGBB"
-	Description string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-}
-
-// LabelCounts are how many issues and merge requests carry a label.
-type LabelCounts struct {
-	OpenIssues, ClosedIssues, OpenMergeRequests int
-}
-
-// Award is an emoji a user gave an issue, merge request or note
-// ("thumbsup" and "thumbsdown" are the votes).
-type Award struct {
-	ID            int64
-	Name          string
-	UserID        int64
-	AwardableType string // TargetIssue, TargetMergeRequest, TargetNote, TargetSnippet
-	AwardableID   int64
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-}
-
-// Snippet is a project's snippet of code.
-type Snippet struct {
-	ID          int64
-	ProjectID   int64
-	Title       string
-	FileName    string
-	Description string
-	Content     string
-	Visibility  Visibility
-	AuthorID    int64
-	ExpiresAt   *time.Time
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	// Recorded at creation for spam checks (user_agent_detail).
-	UserAgent        string
-	IPAddress        string
-	AkismetSubmitted bool
-}
-
-// SnippetFilter selects a project's snippets a reader may see: those
-// with one of Visibilities, plus the reader's own (AuthorID).
-type SnippetFilter struct {
-	ProjectID    int64
-	Visibilities []Visibility
-	AuthorID     int64
-	Page         Page
-}
-
 // IssueEvent is published inside the transaction that changed an issue's
 // state: ActionCreated (opened), ActionClosed, ActionReopened.
 type IssueEvent struct {
@@ -165,23 +78,14 @@ type IssueEvent struct {
 
 func (IssueEvent) EventName() string { return "issue.event" }
 
-// MilestoneEvent is published inside the transaction that created,
-// closed, reopened or destroyed a milestone.
-type MilestoneEvent struct {
-	Milestone Milestone
-	Action    string
-	Actor     int64
+// IssueKey names one issue of one project.
+type IssueKey struct {
+	ProjectID int64
+	IID       int64
 }
 
-func (MilestoneEvent) EventName() string { return "milestone.event" }
-
-// NoteEvent is published inside the transaction that created a user
-// note (GitLab's "commented on"). Confidential is set for notes on
-// confidential issues, so feeds can hide them.
-type NoteEvent struct {
-	Note         Note
-	Actor        int64
-	Confidential bool
+// IssueRef names an issue from text: "#4" (Project "") or "group/project#4".
+type IssueRef struct {
+	Project string
+	IID     int64
 }
-
-func (NoteEvent) EventName() string { return "note.created" }

@@ -118,78 +118,6 @@ type MergeRequestFilter struct {
 	Page          Page
 }
 
-// Note is a comment, or a system note recording a change, on an issue,
-// merge request, snippet or commit.
-type Note struct {
-	ID           int64
-	ProjectID    *int64
-	NoteableType string // TargetIssue, TargetMergeRequest, TargetSnippet, "Commit"
-	NoteableID   int64
-	AuthorID     int64
-	Body         string
-	System       bool
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-}
-
-// NoteQuery selects one page of a noteable's notes in an order.
-type NoteQuery struct {
-	NoteableType string
-	NoteableID   int64
-	ByUpdated    bool // order by updated_at instead of created_at
-	Descending   bool
-	Page         Page
-}
-
-// Todo actions (action_name).
-const (
-	TodoAssigned          = "assigned"
-	TodoMentioned         = "mentioned"
-	TodoBuildFailed       = "build_failed"
-	TodoMarked            = "marked"
-	TodoApprovalRequired  = "approval_required"
-	TodoUnmergeable       = "unmergeable"
-	TodoDirectlyAddressed = "directly_addressed"
-)
-
-// Todo states.
-const (
-	TodoPending = "pending"
-	TodoDone    = "done"
-)
-
-// Todo is an item on a user's to-do list about an issue or merge request.
-type Todo struct {
-	ID         int64
-	UserID     int64 // whose list
-	ProjectID  int64
-	AuthorID   int64  // who caused it
-	TargetType string // TargetIssue or TargetMergeRequest
-	TargetID   int64
-	Action     string
-	State      string
-	Body       string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-}
-
-// TodoFilter selects a user's todos.
-type TodoFilter struct {
-	UserID     int64
-	Action     string
-	AuthorID   int64
-	ProjectID  int64
-	State      string // "" = pending, as GitLab's default
-	TargetType string
-	Page       Page
-}
-
-// Subject names a thing users subscribe to (an issue, a merge request).
-type Subject struct {
-	Type string // TargetIssue or TargetMergeRequest
-	ID   int64
-}
-
 // MergeRequestEvent is published inside the transaction that changed a
 // merge request's state: Action is ActionCreated (opened), ActionClosed,
 // ActionReopened, ActionMerged or ActionUpdated.
@@ -201,28 +129,4 @@ type MergeRequestEvent struct {
 	Closes []IssueKey
 }
 
-// IssueKey names one issue of one project.
-type IssueKey struct {
-	ProjectID int64
-	IID       int64
-}
-
 func (MergeRequestEvent) EventName() string { return "merge_request.event" }
-
-// PipelineSucceeded is published by CI when every job of a pipeline on SHA
-// of Ref passed. Merge requests waiting for it merge then.
-type PipelineSucceeded struct {
-	ProjectID  int64
-	PipelineID int64
-	Ref        string // branch short name
-	SHA        string
-	At         time.Time
-}
-
-func (PipelineSucceeded) EventName() string { return "pipeline.succeeded" }
-
-// IssueRef names an issue from text: "#4" (Project "") or "group/project#4".
-type IssueRef struct {
-	Project string
-	IID     int64
-}

@@ -2,6 +2,28 @@ package domain
 
 import "time"
 
+// ProjectCreated, ProjectUpdated and ProjectDestroyed feed the events module.
+type ProjectCreated struct {
+	Project Project
+	Actor   int64
+}
+
+func (ProjectCreated) EventName() string { return "project.created" }
+
+type ProjectUpdated struct {
+	Project Project
+	Actor   int64
+}
+
+func (ProjectUpdated) EventName() string { return "project.updated" }
+
+type ProjectDestroyed struct {
+	Project Project
+	Actor   int64
+}
+
+func (ProjectDestroyed) EventName() string { return "project.destroyed" }
+
 // Visibility of a project, group or snippet.
 type Visibility string
 
@@ -23,55 +45,6 @@ func (v Visibility) Rank() int {
 		return 1
 	}
 	return 0
-}
-
-// AccessLevel is a member's role.
-type AccessLevel int
-
-const (
-	NoAccess  AccessLevel = 0
-	Guest     AccessLevel = 10
-	Reporter  AccessLevel = 20
-	Developer AccessLevel = 30
-	Master    AccessLevel = 40
-	Owner     AccessLevel = 50
-)
-
-// Valid reports whether l is a level a member may hold.
-func (l AccessLevel) Valid() bool {
-	switch l {
-	case Guest, Reporter, Developer, Master, Owner:
-		return true
-	}
-	return false
-}
-
-// NamespaceKind tells user namespaces from groups.
-type NamespaceKind string
-
-const (
-	NamespaceUser  NamespaceKind = "user"
-	NamespaceGroup NamespaceKind = "group"
-)
-
-// Namespace holds projects: a user's personal namespace or a group.
-// Groups nest through ParentID; FullPath is the slash-joined path from the top.
-type Namespace struct {
-	ID       int64
-	Kind     NamespaceKind
-	Name     string
-	Path     string
-	FullPath string
-	ParentID *int64
-	// OwnerID is the user of a personal namespace.
-	OwnerID              *int64
-	Description          string
-	Visibility           Visibility
-	LFSEnabled           bool
-	RequestAccessEnabled bool
-	AvatarURL            string
-	CreatedAt            time.Time
-	UpdatedAt            time.Time
 }
 
 // Import states of a project (forks are asynchronous imports).
@@ -122,37 +95,6 @@ type Project struct {
 	LastActivityAt                            time.Time
 }
 
-// MemberSource tells what a membership is of.
-type MemberSource string
-
-const (
-	MemberOfProject MemberSource = "project"
-	MemberOfGroup   MemberSource = "group"
-)
-
-// Member is a user's membership of a project or group.
-type Member struct {
-	Source      MemberSource
-	SourceID    int64
-	UserID      int64
-	AccessLevel AccessLevel
-	ExpiresAt   *time.Time // a date; the membership ends on it
-	CreatedAt   time.Time
-	CreatedBy   int64
-}
-
-// Active reports whether the membership counts at now.
-func (m *Member) Active(now time.Time) bool { return m.ExpiresAt == nil || now.Before(*m.ExpiresAt) }
-
-// ProjectShare gives a group's members access to a project, capped at GroupAccess.
-type ProjectShare struct {
-	ProjectID   int64
-	GroupID     int64
-	GroupAccess AccessLevel
-	ExpiresAt   *time.Time
-	CreatedAt   time.Time
-}
-
 // ProjectOrder names the orderings of project lists.
 type ProjectOrder string
 
@@ -195,21 +137,4 @@ type ReadScope struct {
 	Internal     bool
 	ProjectIDs   []int64
 	NamespaceIDs []int64
-}
-
-// GroupFilter selects groups; Readable works as for projects, with
-// GroupIDs the groups the reader may see whatever their visibility.
-type GroupFilter struct {
-	All        bool // administrators: no visibility limit
-	Internal   bool
-	GroupIDs   []int64
-	OnlyIDs    []int64 // owned or membership lists
-	OnlyIDsSet bool
-	SkipIDs    []int64
-	ParentID   *int64 // nil: any level
-	TopLevel   bool
-	Search     string // name or path
-	OrderBy    string // name (default) or path
-	Ascending  bool
-	Page       Page
 }

@@ -5,6 +5,24 @@ import (
 	"time"
 )
 
+// PushEvent is published after refs of a project moved, by git over HTTP
+// or through the API (branch and tag creation and deletion, commits,
+// cherry-picks, merges). One event per ref. Before is ZeroID for a new ref,
+// After is ZeroID for a deleted one. Commits are the newest first, at most
+// 20 of them (GitLab's push data limit); TotalCommits counts them all.
+type PushEvent struct {
+	ProjectID    int64
+	Actor        int64
+	Ref          string // full name: refs/heads/x or refs/tags/x
+	Before       string
+	After        string
+	Commits      []PushCommit
+	TotalCommits int
+	At           time.Time
+}
+
+func (PushEvent) EventName() string { return "repository.push" }
+
 // ZeroID is git's all-zero object name: as an expected old value it means
 // "the ref must not exist", as a new value "delete the ref".
 const ZeroID = "0000000000000000000000000000000000000000"
@@ -188,79 +206,6 @@ type PushCommit struct {
 	Message   string
 	Timestamp time.Time
 	Author    Signature
-}
-
-// ProtectedBranch is a branch rule of a project. Name may hold "*"
-// wildcards ("*-stable"), as in GitLab.
-type ProtectedBranch struct {
-	ID                 int64
-	ProjectID          int64
-	Name               string
-	DevelopersCanPush  bool
-	DevelopersCanMerge bool
-	CreatedAt          time.Time
-}
-
-// Protection is the rule that protects branch among rules, if any: an
-// exact name wins over a wildcard; among wildcards the first in order.
-func Protection(rules []ProtectedBranch, branch string) (ProtectedBranch, bool) {
-	var found *ProtectedBranch
-	for i := range rules {
-		if rules[i].Name == branch {
-			return rules[i], true
-		}
-		if found == nil && wildcardMatch(rules[i].Name, branch) {
-			found = &rules[i]
-		}
-	}
-	if found == nil {
-		return ProtectedBranch{}, false
-	}
-	return *found, true
-}
-
-// wildcardMatch matches GitLab's protected branch wildcards, where "*"
-// stands for any run of characters, slashes included (path.Match stops
-// "*" at "/").
-func wildcardMatch(pattern, name string) bool {
-	for i := 0; i < len(pattern); i++ {
-		if pattern[i] != '*' {
-			continue
-		}
-		prefix, rest := pattern[:i], pattern[i+1:]
-		if len(name) < len(prefix) || name[:len(prefix)] != prefix {
-			return false
-		}
-		for j := len(prefix); j <= len(name); j++ {
-			if wildcardMatch(rest, name[j:]) {
-				return true
-			}
-		}
-		return false
-	}
-	return pattern == name
-}
-
-// Release is the description stored with a tag.
-type Release struct {
-	ProjectID   int64
-	TagName     string
-	Description string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-}
-
-// CommitComment is a note on a commit, optionally on one line of a file.
-type CommitComment struct {
-	ID        int64
-	ProjectID int64
-	CommitID  string // full SHA
-	AuthorID  int64
-	Note      string
-	Path      *string
-	Line      *int
-	LineType  *string // "new" or "old"
-	CreatedAt time.Time
 }
 
 // RefUpdate is one ref a push asks to move. OldID is ZeroID for a new ref,

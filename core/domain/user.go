@@ -1,8 +1,41 @@
-// Package domain holds Hearth's entities and value types. No JSON or
-// database tags: JSON shapes belong to modules, rows to adapters.
 package domain
 
 import "time"
+
+// UserCreated is published when an account is created.
+type UserCreated struct {
+	User  User
+	Actor int64 // who created it; equals User.ID for self sign-up
+}
+
+func (UserCreated) EventName() string { return "user.created" }
+
+// UserStateChanged is published when an account is blocked or unblocked.
+type UserStateChanged struct {
+	User  User
+	Actor int64
+}
+
+func (UserStateChanged) EventName() string { return "user.state_changed" }
+
+// UserUpdated is published inside the transaction that changed a user, so
+// that personal namespaces follow a new username.
+type UserUpdated struct {
+	Before User
+	After  User
+	Actor  int64
+}
+
+func (UserUpdated) EventName() string { return "user.updated" }
+
+// UserDeleted is published inside the transaction that deletes a user, so
+// that modules remove what only that user owned (personal namespace, projects).
+type UserDeleted struct {
+	User  User
+	Actor int64
+}
+
+func (UserDeleted) EventName() string { return "user.deleted" }
 
 // UserState is a user's account state.
 type UserState string
@@ -91,18 +124,4 @@ type UserFilter struct {
 	CreatedBefore *time.Time
 	CreatedAfter  *time.Time
 	Page          Page
-}
-
-// Page is a 1-based page request. PerPage <= 0 means every row.
-type Page struct {
-	Page    int
-	PerPage int
-}
-
-// Offset is the number of rows before the page.
-func (p Page) Offset() int {
-	if p.Page < 1 {
-		return 0
-	}
-	return (p.Page - 1) * p.PerPage
 }

@@ -48,8 +48,6 @@ type RepoStorage interface {
 type RepoReader interface {
 	// DefaultBranch is the branch HEAD names (it may not exist yet).
 	DefaultBranch(ctx context.Context, repo string) (string, error)
-	// SetDefaultBranch points HEAD at an existing branch (core.ErrNotFound).
-	SetDefaultBranch(ctx context.Context, repo, branch string) error
 	// IsEmpty reports whether the repository has no refs at all.
 	IsEmpty(ctx context.Context, repo string) (bool, error)
 	// Resolve returns the commit SHA rev names (tags are peeled).
@@ -103,6 +101,8 @@ type RepoReader interface {
 // compare-and-swap: when the ref does not hold the expected old value the
 // write is core.ErrStale and nothing moved.
 type RepoWriter interface {
+	// SetDefaultBranch points HEAD at an existing branch (core.ErrNotFound).
+	SetDefaultBranch(ctx context.Context, repo, branch string) error
 	// UpdateRef moves the full ref name ("refs/heads/x", "refs/tags/x") from
 	// oldID (domain.ZeroID: must not exist) to newID (domain.ZeroID:
 	// delete). Branches must point at commits (core.ErrInvalid otherwise);
@@ -146,40 +146,6 @@ type RepoTransport interface {
 	// ServeRPC runs one stateless request of service: in is the request body
 	// (already gunzipped), the response is written to w.
 	ServeRPC(ctx context.Context, repo, service, protocol string, in io.Reader, w io.Writer) error
-}
-
-// ProtectedBranchStore keeps branch protection rules per project.
-type ProtectedBranchStore interface {
-	// Protect creates or updates the rule named b.Name and returns it.
-	Protect(ctx context.Context, b domain.ProtectedBranch) (domain.ProtectedBranch, error)
-	// Unprotect removes the rule; a missing rule is not an error.
-	Unprotect(ctx context.Context, projectID int64, name string) error
-	// List returns the project's rules sorted by name.
-	List(ctx context.Context, projectID int64) ([]domain.ProtectedBranch, error)
-}
-
-// ReleaseStore keeps the release descriptions of tags.
-type ReleaseStore interface {
-	// Create stores a release; core.ErrConflict when the tag has one.
-	Create(ctx context.Context, r domain.Release) (domain.Release, error)
-	// Update changes the description; core.ErrNotFound when there is none.
-	Update(ctx context.Context, projectID int64, tag, description string) (domain.Release, error)
-	// Get reads one release (core.ErrNotFound).
-	Get(ctx context.Context, projectID int64, tag string) (domain.Release, error)
-	// ListByTags returns the releases of the given tags, keyed by tag name
-	// (one query, whatever the number of tags).
-	ListByTags(ctx context.Context, projectID int64, tags []string) (map[string]domain.Release, error)
-	// Delete removes the release of a tag; a missing one is not an error.
-	Delete(ctx context.Context, projectID int64, tag string) error
-}
-
-// CommitCommentStore keeps comments on commits.
-type CommitCommentStore interface {
-	// Create stores c and returns it with ID and CreatedAt set.
-	Create(ctx context.Context, c domain.CommitComment) (domain.CommitComment, error)
-	// List returns the comments of a commit, oldest first, one page, and
-	// the total count.
-	List(ctx context.Context, projectID int64, commitID string, page domain.Page) ([]domain.CommitComment, int, error)
 }
 
 // CheckedReceiver is implemented by backends that can hold a push between

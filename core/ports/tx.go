@@ -1,6 +1,3 @@
-// Package ports declares the interfaces at Hearth's real seams: stores, the
-// transaction manager, the event bus, the clock and secret handling.
-// Every method takes ctx first; doc comments name the error kind of each failure.
 package ports
 
 import "context"

@@ -208,7 +208,7 @@ func (s *Service) Statistics(ctx context.Context, groups []domain.Namespace) (ma
 		return nil, fmt.Errorf("group projects: %w", err)
 	}
 	for _, p := range projects {
-		size, _, err := s.p.Repos.Stats(ctx, apijson.RepoPath(p.ID), p.DefaultBranch)
+		size, _, err := s.p.Repos.Stats(ctx, domain.RepoPath(p.ID), p.DefaultBranch)
 		if err != nil {
 			return nil, fmt.Errorf("repository statistics: %w", err)
 		}
@@ -544,7 +544,7 @@ func (s *Service) Delete(ctx context.Context, caller *domain.Caller, g *domain.N
 			if err := s.p.Bus.Publish(ctx, domain.ProjectDestroyed{Project: p, Actor: caller.UserID()}); err != nil {
 				return err
 			}
-			repos = append(repos, apijson.RepoPath(p.ID))
+			repos = append(repos, domain.RepoPath(p.ID))
 		}
 		if err := s.p.Namespaces.Delete(ctx, g.ID); err != nil {
 			if errors.Is(err, core.ErrNotFound) {

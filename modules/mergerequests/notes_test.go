@@ -10,7 +10,6 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/hearth-forge/hearth/app/apptest"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -36,7 +35,7 @@ func TestSystemNotesAndEvents(t *testing.T) {
 	s.member(r.id, dev, developer)
 	s.member(r.id, other, developer)
 	sig := domain.Signature{Name: "Dev", Email: "dev@example.com", When: time.Now().UTC()}
-	if _, err := s.Repos.CommitFiles(context.Background(), apijson.RepoPath(r.id), domain.CommitFiles{
+	if _, err := s.Repos.CommitFiles(context.Background(), domain.RepoPath(r.id), domain.CommitFiles{
 		Branch: "feature", Message: "Fix the parser\n\nThis fixes #7 and #8.", Author: sig, Committer: sig,
 		Actions: []domain.FileAction{{Action: domain.FileCreate, Path: "fix.txt", Content: []byte("fix\n")}},
 	}); err != nil {

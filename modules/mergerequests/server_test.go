@@ -15,7 +15,6 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/hearth-forge/hearth/app/apptest"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -93,7 +92,7 @@ func (s *mrServer) protect(projectID int64, name string, devsCanPush, devsCanMer
 // git backend (branching from start when branch is new); it returns its SHA.
 func (s *mrServer) commit(projectID int64, branch, start, path, content string) string {
 	s.t.Helper()
-	repo := apijson.RepoPath(projectID)
+	repo := domain.RepoPath(projectID)
 	action, rev := domain.FileCreate, branch
 	if _, ok := s.head(projectID, branch); !ok && start != "" {
 		rev = start
@@ -116,7 +115,7 @@ func (s *mrServer) commit(projectID int64, branch, start, path, content string) 
 // head reads a branch head straight from git.
 func (s *mrServer) head(projectID int64, branch string) (string, bool) {
 	s.t.Helper()
-	b, err := s.Repos.Branch(context.Background(), apijson.RepoPath(projectID), branch)
+	b, err := s.Repos.Branch(context.Background(), domain.RepoPath(projectID), branch)
 	if err != nil {
 		return "", false
 	}
@@ -126,7 +125,7 @@ func (s *mrServer) head(projectID int64, branch string) (string, bool) {
 // gitCommit reads a commit straight from git.
 func (s *mrServer) gitCommit(projectID int64, sha string) domain.Commit {
 	s.t.Helper()
-	c, err := s.Repos.Commit(context.Background(), apijson.RepoPath(projectID), sha)
+	c, err := s.Repos.Commit(context.Background(), domain.RepoPath(projectID), sha)
 	if err != nil {
 		s.t.Fatalf("commit %s: %v", sha, err)
 	}
@@ -137,7 +136,7 @@ func (s *mrServer) gitCommit(projectID int64, sha string) domain.Commit {
 // going through the API.
 func (s *mrServer) moveRef(projectID int64, branch, newID, oldID string) {
 	s.t.Helper()
-	if err := s.Repos.UpdateRef(context.Background(), apijson.RepoPath(projectID), domain.BranchPrefix+branch, newID, oldID); err != nil {
+	if err := s.Repos.UpdateRef(context.Background(), domain.RepoPath(projectID), domain.BranchPrefix+branch, newID, oldID); err != nil {
 		s.t.Fatalf("move %s: %v", branch, err)
 	}
 }

@@ -66,7 +66,7 @@ func NewService(p Params) *Service {
 // timestamp sent back as a filter bound matches what it came from.
 func (s *Service) now() time.Time { return s.p.Clock.Now().UTC().Truncate(time.Millisecond) }
 
-func repoOf(projectID int64) string { return apijson.RepoPath(projectID) }
+func repoOf(projectID int64) string { return domain.RepoPath(projectID) }
 
 // target is a merge request's project as the caller sees it.
 type target struct {

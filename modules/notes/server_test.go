@@ -13,7 +13,6 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/hearth-forge/hearth/app/apptest"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -83,7 +82,7 @@ func (s *server) member(projectID int64, p person, level int) {
 // returns its ID and IID.
 func (s *server) mr(projectID int64, branch, title string) (id, iid int64) {
 	s.t.Helper()
-	repo := apijson.RepoPath(projectID)
+	repo := domain.RepoPath(projectID)
 	sig := domain.Signature{Name: "Seeder", Email: "seeder@example.com", When: time.Now().UTC().Truncate(time.Second)}
 	ctx := context.Background()
 	if _, err := s.Repos.Branch(ctx, repo, "master"); err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -214,7 +213,7 @@ func (s *Service) copyFork(ctx context.Context, id int64) {
 		s.finishFork(ctx, id, "The source project was deleted before its repository was copied")
 		return
 	}
-	dst, src := apijson.RepoPath(id), apijson.RepoPath(*p.ForkedFromID)
+	dst, src := domain.RepoPath(id), domain.RepoPath(*p.ForkedFromID)
 	exists, err := s.p.Repos.Exists(ctx, dst)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -279,7 +278,7 @@ func (s *Service) finishFork(ctx context.Context, id int64, importError string) 
 	case err == nil:
 		s.log.Info("fork copy done", zap.Int64("project_id", id), zap.String("import_error", importError))
 	case errors.Is(err, core.ErrNotFound):
-		if derr := s.p.Repos.Delete(ctx, apijson.RepoPath(id)); derr != nil {
+		if derr := s.p.Repos.Delete(ctx, domain.RepoPath(id)); derr != nil {
 			s.log.Error("delete the repository of a deleted fork", zap.Int64("project_id", id), zap.Error(derr))
 		}
 	case ctx.Err() == nil:

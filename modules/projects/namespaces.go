@@ -9,7 +9,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -143,7 +142,7 @@ func (s *Service) userDeleted(ctx context.Context, u *domain.User, actor int64) 
 		if err := s.deleteInTx(ctx, &p, actor); err != nil {
 			return err
 		}
-		repos = append(repos, apijson.RepoPath(p.ID))
+		repos = append(repos, domain.RepoPath(p.ID))
 	}
 	if err := s.p.Namespaces.Delete(ctx, ns.ID); err != nil && !errors.Is(err, core.ErrNotFound) {
 		return fmt.Errorf("delete personal namespace: %w", err)

@@ -203,7 +203,7 @@ func (s *Service) checkLimit(ctx context.Context, ns *domain.Namespace) (reached
 // insert on SQLite, which can leave one behind after a crash), so it is
 // replaced.
 func (s *Service) createRepo(ctx context.Context, id int64, branch string) error {
-	repo := apijson.RepoPath(id)
+	repo := domain.RepoPath(id)
 	err := s.p.Repos.Create(ctx, repo, branch)
 	if errors.Is(err, core.ErrConflict) {
 		s.log.Warn("replacing an orphaned repository", zap.String("repo", repo))

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -201,7 +200,7 @@ func (s *Service) Create(ctx context.Context, actor *domain.Caller, owner *domai
 	})
 	if err != nil {
 		if repoMade {
-			if derr := s.p.Repos.Delete(context.WithoutCancel(ctx), apijson.RepoPath(p.ID)); derr != nil {
+			if derr := s.p.Repos.Delete(context.WithoutCancel(ctx), domain.RepoPath(p.ID)); derr != nil {
 				s.log.Error("delete the repository of a project that was not created", zap.Int64("project_id", p.ID), zap.Error(derr))
 			}
 		}
@@ -270,7 +269,7 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, proj *domai
 	if in.DefaultBranch != nil && next.DefaultBranch != proj.DefaultBranch {
 		// Git first (HEAD names the branch), then the record: a failure
 		// between them leaves HEAD ahead, and the next update repairs it.
-		err := s.p.Repos.SetDefaultBranch(ctx, apijson.RepoPath(proj.ID), next.DefaultBranch)
+		err := s.p.Repos.SetDefaultBranch(ctx, domain.RepoPath(proj.ID), next.DefaultBranch)
 		switch {
 		case errors.Is(err, core.ErrNotFound), errors.Is(err, core.ErrInvalid):
 			return nil, core.FieldInvalid("base", "Could not change HEAD: branch '"+next.DefaultBranch+"' does not exist")
@@ -314,7 +313,7 @@ func (s *Service) Delete(ctx context.Context, caller *domain.Caller, proj *domai
 		if err := s.p.Projects.Delete(ctx, proj.ID); err != nil {
 			return projectWriteErr(err, "delete project")
 		}
-		s.deleteReposAfterCommit(ctx, []string{apijson.RepoPath(proj.ID)})
+		s.deleteReposAfterCommit(ctx, []string{domain.RepoPath(proj.ID)})
 		return nil
 	})
 }

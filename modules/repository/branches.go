@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"unicode/utf8"
 
 	"go.uber.org/zap"
@@ -25,9 +24,6 @@ const (
 	msgCannotRemoveProtected = "Protected branch cant be removed"
 	msgBranchMovedOnDelete   = "The branch changed while it was being removed; try again"
 )
-
-// maxRefShortName bounds branch and tag names as both git backends do.
-const maxRefShortName = 255
 
 // branchRoutes lists the Branches endpoints.
 func (h handlers) branchRoutes() []httpx.Route {
@@ -62,30 +58,10 @@ type branchContext struct {
 	rules         []domain.ProtectedBranch
 }
 
-// validRefShortName is GitLab's Gitlab::GitRefValidator for branch and tag
-// names: git check-ref-format --branch (components not empty, not starting
-// with "." nor ending with ".lock"; no "..", "@{", control bytes, space or
-// any of ~^:?*[\; not "@", not ending with "." or "/"), not "HEAD", no
-// leading "-", no "refs/" prefix, which would read as a full ref name, and
-// valid UTF-8 (names travel in JSON).
+// validRefShortName is domain.ValidShortRefName for names that travel in
+// JSON, so valid UTF-8 too.
 func validRefShortName(name string) bool {
-	if name == "" || name == "@" || name == "HEAD" || len(name) > maxRefShortName || !utf8.ValidString(name) ||
-		name[0] == '-' || strings.HasPrefix(name, "refs/") || name[len(name)-1] == '.' ||
-		strings.Contains(name, "..") || strings.Contains(name, "@{") {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
-			return false
-		}
-	}
-	for _, comp := range strings.Split(name, "/") {
-		if comp == "" || comp[0] == '.' || strings.HasSuffix(comp, ".lock") {
-			return false
-		}
-	}
-	return true
+	return utf8.ValidString(name) && domain.ValidShortRefName(name)
 }
 
 // branchParam reads the URL-encoded {branch} path parameter; an empty name

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hearth-forge/hearth/app/apptest"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -41,7 +40,7 @@ func d1Variants() []d1Variant {
 // the git backend (starting from start when branch is new) and returns it.
 func (s *d1Server) commit(projectID int64, branch, start, path, content string) domain.Commit {
 	s.t.Helper()
-	repo := apijson.RepoPath(projectID)
+	repo := domain.RepoPath(projectID)
 	action := domain.FileCreate
 	if _, err := s.Repos.File(context.Background(), repo, branch, path); err == nil {
 		action = domain.FileUpdate
@@ -61,7 +60,7 @@ func (s *d1Server) commit(projectID int64, branch, start, path, content string) 
 // branchHead reads a branch head straight from the backend.
 func (s *d1Server) branchHead(projectID int64, name string) (string, bool) {
 	s.t.Helper()
-	b, err := s.Repos.Branch(context.Background(), apijson.RepoPath(projectID), name)
+	b, err := s.Repos.Branch(context.Background(), domain.RepoPath(projectID), name)
 	if err != nil {
 		return "", false
 	}
@@ -71,7 +70,7 @@ func (s *d1Server) branchHead(projectID int64, name string) (string, bool) {
 // branch points a new branch at sha through the backend.
 func (s *d1Server) branch(projectID int64, name, sha string) {
 	s.t.Helper()
-	if err := s.Repos.UpdateRef(context.Background(), apijson.RepoPath(projectID), domain.BranchPrefix+name, sha, domain.ZeroID); err != nil {
+	if err := s.Repos.UpdateRef(context.Background(), domain.RepoPath(projectID), domain.BranchPrefix+name, sha, domain.ZeroID); err != nil {
 		s.t.Fatalf("branch %s: %v", name, err)
 	}
 }

@@ -53,7 +53,7 @@ func NewService(p Params) *Service {
 func (s *Service) now() time.Time { return s.p.Clock.Now().UTC() }
 
 // repoOf is the backend's name of a project's repository.
-func repoOf(p *domain.Project) string { return apijson.RepoPath(p.ID) }
+func repoOf(p *domain.Project) string { return domain.RepoPath(p.ID) }
 
 // handlers decode, call the backend and stores, and render.
 type handlers struct{ s *Service }

@@ -13,7 +13,6 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -32,7 +31,7 @@ func tagNames(ts []d1Tag) []string {
 // tag makes a tag through the backend (annotated when message is set).
 func (s *d1Server) tag(projectID int64, name, target, message string) domain.Tag {
 	s.t.Helper()
-	tg, err := s.Repos.CreateTag(context.Background(), apijson.RepoPath(projectID), name, target, message,
+	tg, err := s.Repos.CreateTag(context.Background(), domain.RepoPath(projectID), name, target, message,
 		domain.Signature{Name: "Tagger", Email: "tagger@example.com", When: time.Now().UTC().Truncate(time.Second)})
 	if err != nil {
 		s.t.Fatalf("tag %s: %v", name, err)
@@ -182,7 +181,7 @@ func TestTagCreate(t *testing.T) {
 	for _, ref := range []string{"nope", "-x", "../../etc/passwd", "--upload-pack=x", "1111111111111111111111111111111111111111"} {
 		s.expect(405, fmt.Sprintf(`{"message":"Target %s is invalid"}`, ref), "POST", path, tm.dev, form("tag_name", "t-new", "ref", ref))
 	}
-	if _, err := s.Repos.Tag(context.Background(), apijson.RepoPath(tm.id), "t-new"); err == nil {
+	if _, err := s.Repos.Tag(context.Background(), domain.RepoPath(tm.id), "t-new"); err == nil {
 		t.Fatal("a failed creation left a tag")
 	}
 	s.expect(400, `{"error":"tag_name is missing, ref is missing"}`, "POST", path, tm.dev, url.Values{})

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // transportArgs checks service and protocol and returns git's command
@@ -22,7 +22,7 @@ func transportArgs(service, protocol string) (string, []string, error) {
 	default:
 		return "", nil, fmt.Errorf("gitcli: unknown service %q: %w", service, core.ErrInvalid)
 	}
-	if len(protocol) > 256 || gitnames.HasControl(protocol) || strings.ContainsAny(protocol, " \t") {
+	if len(protocol) > 256 || domain.HasControl(protocol) || strings.ContainsAny(protocol, " \t") {
 		return "", nil, fmt.Errorf("gitcli: invalid Git-Protocol %q: %w", protocol, core.ErrInvalid)
 	}
 	var env []string

@@ -10,12 +10,12 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 const (
-	maxRepoName   = 1024
-	maxBranchName = 255
-	maxPath       = 4096
+	maxRepoName = 1024
+	maxPath     = 4096
 )
 
 // CheckRepo validates a repository name: one or more "/"-separated
@@ -35,7 +35,7 @@ func CheckRepo(repo string) error {
 		return invalid("is too long")
 	case strings.ContainsRune(repo, '\\'):
 		return invalid("contains a backslash")
-	case HasControl(repo):
+	case domain.HasControl(repo):
 		return invalid("contains a control character")
 	case !strings.HasSuffix(repo, ".git"):
 		return invalid(`does not end in ".git"`)
@@ -64,8 +64,7 @@ func CheckRepo(repo string) error {
 // "HEAD", and no "refs/" prefix, which would make the name read as a full
 // ref ("refs-x" is fine).
 func CheckBranch(name string) error {
-	if name == "" || name == "HEAD" || len(name) > maxBranchName || name[0] == '-' ||
-		strings.HasPrefix(name, "refs/") || !ValidRefName(name) {
+	if !domain.ValidShortRefName(name) {
 		return fmt.Errorf("git: invalid branch name %q: %w", name, core.ErrInvalid)
 	}
 	return nil
@@ -73,8 +72,7 @@ func CheckBranch(name string) error {
 
 // CheckTag validates a short tag name like CheckBranch.
 func CheckTag(name string) error {
-	if name == "" || name == "HEAD" || len(name) > maxBranchName || name[0] == '-' ||
-		strings.HasPrefix(name, "refs/") || !ValidRefName(name) {
+	if !domain.ValidShortRefName(name) {
 		return fmt.Errorf("git: invalid tag name %q: %w", name, core.ErrInvalid)
 	}
 	return nil
@@ -82,50 +80,18 @@ func CheckTag(name string) error {
 
 // CheckFullRef validates a full ref name ("refs/heads/x").
 func CheckFullRef(ref string) error {
-	if !strings.HasPrefix(ref, "refs/") || len(ref) > maxRepoName || !ValidRefName(ref) ||
+	if !strings.HasPrefix(ref, "refs/") || len(ref) > maxRepoName || !domain.ValidRefName(ref) ||
 		strings.Count(ref, "/") < 2 || strings.Contains(ref, "/-") {
 		return fmt.Errorf("git: invalid ref name %q: %w", ref, core.ErrInvalid)
 	}
 	return nil
 }
 
-// ValidRefName is git's check_refname_format without any flag: components
-// separated by "/", none empty, none starting with "." or ending with
-// ".lock"; no "..", "@{", control bytes, space, "~^:?*[\\"; not "@"; no
-// trailing "/" or ".".
-func ValidRefName(name string) bool {
-	if name == "" || name == "@" || name[len(name)-1] == '.' ||
-		strings.Contains(name, "..") || strings.Contains(name, "@{") {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
-			return false
-		}
-	}
-	for _, comp := range strings.Split(name, "/") {
-		if comp == "" || comp[0] == '.' || strings.HasSuffix(comp, ".lock") {
-			return false
-		}
-	}
-	return true
-}
-
-func HasControl(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] == 0x7f {
-			return true
-		}
-	}
-	return false
-}
-
 // CheckRev validates a revision: a ref name (short or full), HEAD, or a
 // hex object name. Revision syntax ("main~1", "a..b", "@{-1}", ":path")
 // and anything that could read as an option are core.ErrInvalid.
 func CheckRev(rev string) error {
-	if rev == "" || len(rev) > maxRepoName || rev[0] == '-' || !ValidRefName(rev) {
+	if rev == "" || len(rev) > maxRepoName || rev[0] == '-' || !domain.ValidRefName(rev) {
 		return fmt.Errorf("git: invalid revision %q: %w", rev, core.ErrInvalid)
 	}
 	return nil
@@ -157,7 +123,7 @@ func CleanPath(p string) (string, error) {
 	if p == "" {
 		return "", nil
 	}
-	if len(p) > maxPath || HasControl(p) {
+	if len(p) > maxPath || domain.HasControl(p) {
 		return "", fmt.Errorf("git: invalid path %q: %w", p, core.ErrInvalid)
 	}
 	for _, seg := range strings.Split(p, "/") {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // checkTransport validates service and protocol like gitcli.
@@ -17,7 +17,7 @@ func (b *Backend) checkTransport(repo, service, protocol string) error {
 	default:
 		return fmt.Errorf("gogit: unknown service %q: %w", service, core.ErrInvalid)
 	}
-	if len(protocol) > 256 || gitnames.HasControl(protocol) || strings.ContainsAny(protocol, " \t") {
+	if len(protocol) > 256 || domain.HasControl(protocol) || strings.ContainsAny(protocol, " \t") {
 		return fmt.Errorf("gogit: invalid Git-Protocol %q: %w", protocol, core.ErrInvalid)
 	}
 	if _, err := b.open(repo); err != nil {

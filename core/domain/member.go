@@ -1,0 +1,73 @@
+package domain
+
+import "time"
+
+// MemberJoined and MemberLeft record membership changes of projects (and
+// groups, with ProjectID nil).
+type MemberJoined struct {
+	Member    Member
+	ProjectID *int64
+	Actor     int64
+}
+
+func (MemberJoined) EventName() string { return "member.joined" }
+
+type MemberLeft struct {
+	Member    Member
+	ProjectID *int64
+	Actor     int64
+}
+
+func (MemberLeft) EventName() string { return "member.left" }
+
+// AccessLevel is a member's role.
+type AccessLevel int
+
+const (
+	NoAccess  AccessLevel = 0
+	Guest     AccessLevel = 10
+	Reporter  AccessLevel = 20
+	Developer AccessLevel = 30
+	Master    AccessLevel = 40
+	Owner     AccessLevel = 50
+)
+
+// Valid reports whether l is a level a member may hold.
+func (l AccessLevel) Valid() bool {
+	switch l {
+	case Guest, Reporter, Developer, Master, Owner:
+		return true
+	}
+	return false
+}
+
+// MemberSource tells what a membership is of.
+type MemberSource string
+
+const (
+	MemberOfProject MemberSource = "project"
+	MemberOfGroup   MemberSource = "group"
+)
+
+// Member is a user's membership of a project or group.
+type Member struct {
+	Source      MemberSource
+	SourceID    int64
+	UserID      int64
+	AccessLevel AccessLevel
+	ExpiresAt   *time.Time // a date; the membership ends on it
+	CreatedAt   time.Time
+	CreatedBy   int64
+}
+
+// Active reports whether the membership counts at now.
+func (m *Member) Active(now time.Time) bool { return m.ExpiresAt == nil || now.Before(*m.ExpiresAt) }
+
+// ProjectShare gives a group's members access to a project, capped at GroupAccess.
+type ProjectShare struct {
+	ProjectID   int64
+	GroupID     int64
+	GroupAccess AccessLevel
+	ExpiresAt   *time.Time
+	CreatedAt   time.Time
+}

@@ -1,0 +1,19 @@
+// Package ports declares the interfaces at Hearth's real seams: one store
+// per aggregate (users.go, projects.go, issues.go ...), the transaction
+// manager, the git backend (split into RepoStorage, RepoReader, RepoWriter
+// and RepoTransport so a module asks for no more than it uses), the event
+// bus, the clock and secret handling.
+//
+// Every method takes ctx first, domain types in and out, and its doc
+// comment names the core error kind (core.ErrNotFound, core.ErrConflict,
+// ...) of each failure. Read-modify-write goes through an update function
+// so the adapter owns locking: Update(ctx, id, func(*domain.X) error).
+//
+// Who provides what: the app wires every store from one storage adapter
+// (adapters/storage/bunstore over SQLite or Postgres), the git ports from
+// one git adapter (adapters/git/gitcli or gogit), the bus from
+// adapters/bus/inproc, PasswordHasher and TokenGenerator from
+// adapters/secrets; ProjectScoper is core/access's Policy and
+// Authenticator the users module. contracttests holds every adapter to
+// these contracts.
+package ports
