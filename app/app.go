@@ -144,9 +144,9 @@ func Core(cfg config.Config) fx.Option {
 			newRepoBackend,
 			access.New,
 			func(p *access.Policy) ports.ProjectScoper { return p },
-			func(n ports.NamespaceStore, p ports.ProjectStore, u ports.UserStore, m ports.MemberStore, r ports.RepoBackend,
+			func(cfg config.Config, n ports.NamespaceStore, p ports.ProjectStore, u ports.UserStore, m ports.MemberStore, r ports.RepoBackend,
 				issues ports.IssueCounter, policy *access.Policy) *apijson.ProjectPresenter {
-				return &apijson.ProjectPresenter{Namespaces: n, Projects: p, Users: u, Members: m, Repos: r,
+				return &apijson.ProjectPresenter{BaseURL: cfg.BaseURL(), Namespaces: n, Projects: p, Users: u, Members: m, Repos: r,
 					Issues: issues, Viewer: policy.IssueViewer}
 			},
 			newMergeRequestPresenter,

@@ -3,7 +3,6 @@ package apijson
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strconv"
 
 	"github.com/hearth-forge/hearth/core/domain"
@@ -60,7 +59,7 @@ func IssueSubscribed(explicit map[int64]bool, is *domain.Issue, userID int64) bo
 }
 
 // Render renders a list of issues for caller.
-func (p *IssuePresenter) Render(ctx context.Context, r *http.Request, caller *domain.Caller, list []domain.Issue) ([]Issue, error) {
+func (p *IssuePresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.Issue) ([]Issue, error) {
 	out := make([]Issue, 0, len(list))
 	if len(list) == 0 {
 		return out, nil
@@ -81,7 +80,7 @@ func (p *IssuePresenter) Render(ctx context.Context, r *http.Request, caller *do
 	if err != nil {
 		return nil, fmt.Errorf("load projects of issues: %w", err)
 	}
-	basics, err := p.Presenter.Basics(ctx, r, projects)
+	basics, err := p.Presenter.Basics(ctx, projects)
 	if err != nil {
 		return nil, fmt.Errorf("render projects of issues: %w", err)
 	}
@@ -110,7 +109,7 @@ func (p *IssuePresenter) Render(ctx context.Context, r *http.Request, caller *do
 			return nil, fmt.Errorf("load subscriptions: %w", err)
 		}
 	}
-	base := httpx.BaseURL(r)
+	base := p.Presenter.BaseURL
 	user := func(id *int64) *UserBasic {
 		if id == nil || byID[*id] == nil {
 			return nil
@@ -149,8 +148,8 @@ func (p *IssuePresenter) Render(ctx context.Context, r *http.Request, caller *do
 }
 
 // One renders a single issue.
-func (p *IssuePresenter) One(ctx context.Context, r *http.Request, caller *domain.Caller, is *domain.Issue) (*Issue, error) {
-	out, err := p.Render(ctx, r, caller, []domain.Issue{*is})
+func (p *IssuePresenter) One(ctx context.Context, caller *domain.Caller, is *domain.Issue) (*Issue, error) {
+	out, err := p.Render(ctx, caller, []domain.Issue{*is})
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package apijson
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strconv"
 
 	"github.com/hearth-forge/hearth/core/domain"
@@ -104,8 +103,8 @@ type mrContext struct {
 	subscribed map[int64]bool
 }
 
-func (p *MergeRequestPresenter) load(ctx context.Context, r *http.Request, caller *domain.Caller, list []domain.MergeRequest, simple bool) (*mrContext, error) {
-	mc := &mrContext{base: httpx.BaseURL(r), users: map[int64]*domain.User{}, projects: map[int64]ProjectBasic{},
+func (p *MergeRequestPresenter) load(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest, simple bool) (*mrContext, error) {
+	mc := &mrContext{base: p.Presenter.BaseURL, users: map[int64]*domain.User{}, projects: map[int64]ProjectBasic{},
 		milestones: map[int64]*domain.Milestone{}, subscribed: map[int64]bool{}}
 	if len(list) == 0 {
 		return mc, nil
@@ -126,7 +125,7 @@ func (p *MergeRequestPresenter) load(ctx context.Context, r *http.Request, calle
 	if err != nil {
 		return nil, fmt.Errorf("load projects of merge requests: %w", err)
 	}
-	if mc.projects, err = p.Presenter.Basics(ctx, r, projects); err != nil {
+	if mc.projects, err = p.Presenter.Basics(ctx, projects); err != nil {
 		return nil, fmt.Errorf("render projects of merge requests: %w", err)
 	}
 	if simple {
@@ -220,8 +219,8 @@ func (mc *mrContext) render(m *domain.MergeRequest) MergeRequest {
 }
 
 // Render renders a list of merge requests.
-func (p *MergeRequestPresenter) Render(ctx context.Context, r *http.Request, caller *domain.Caller, list []domain.MergeRequest) ([]MergeRequest, error) {
-	mc, err := p.load(ctx, r, caller, list, false)
+func (p *MergeRequestPresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest) ([]MergeRequest, error) {
+	mc, err := p.load(ctx, caller, list, false)
 	if err != nil {
 		return nil, err
 	}
@@ -233,8 +232,8 @@ func (p *MergeRequestPresenter) Render(ctx context.Context, r *http.Request, cal
 }
 
 // RenderSimple renders a list in the view=simple shape.
-func (p *MergeRequestPresenter) RenderSimple(ctx context.Context, r *http.Request, list []domain.MergeRequest) ([]MergeRequestSimple, error) {
-	mc, err := p.load(ctx, r, nil, list, true)
+func (p *MergeRequestPresenter) RenderSimple(ctx context.Context, list []domain.MergeRequest) ([]MergeRequestSimple, error) {
+	mc, err := p.load(ctx, nil, list, true)
 	if err != nil {
 		return nil, err
 	}
@@ -248,8 +247,8 @@ func (p *MergeRequestPresenter) RenderSimple(ctx context.Context, r *http.Reques
 }
 
 // One renders a single merge request.
-func (p *MergeRequestPresenter) One(ctx context.Context, r *http.Request, caller *domain.Caller, m *domain.MergeRequest) (*MergeRequest, error) {
-	out, err := p.Render(ctx, r, caller, []domain.MergeRequest{*m})
+func (p *MergeRequestPresenter) One(ctx context.Context, caller *domain.Caller, m *domain.MergeRequest) (*MergeRequest, error) {
+	out, err := p.Render(ctx, caller, []domain.MergeRequest{*m})
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +291,7 @@ type TodoPresenter struct {
 
 // Todos renders todos for caller (whose subscriptions the targets show).
 // Targets that no longer exist render as null.
-func (p *TodoPresenter) Todos(ctx context.Context, r *http.Request, caller *domain.Caller, list []domain.Todo) ([]Todo, error) {
+func (p *TodoPresenter) Todos(ctx context.Context, caller *domain.Caller, list []domain.Todo) ([]Todo, error) {
 	out := make([]Todo, 0, len(list))
 	if len(list) == 0 {
 		return out, nil
@@ -308,11 +307,11 @@ func (p *TodoPresenter) Todos(ctx context.Context, r *http.Request, caller *doma
 			issueIDs = append(issueIDs, t.TargetID)
 		}
 	}
-	targets, err := p.mergeRequests(ctx, r, caller, mrIDs)
+	targets, err := p.mergeRequests(ctx, caller, mrIDs)
 	if err != nil {
 		return nil, err
 	}
-	issues, err := p.issues(ctx, r, caller, issueIDs)
+	issues, err := p.issues(ctx, caller, issueIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -328,11 +327,11 @@ func (p *TodoPresenter) Todos(ctx context.Context, r *http.Request, caller *doma
 	if err != nil {
 		return nil, fmt.Errorf("load todo projects: %w", err)
 	}
-	basics, err := p.Render.Presenter.Basics(ctx, r, projects)
+	basics, err := p.Render.Presenter.Basics(ctx, projects)
 	if err != nil {
 		return nil, err
 	}
-	base := httpx.BaseURL(r)
+	base := p.Render.Presenter.BaseURL
 	for _, t := range list {
 		td := Todo{ID: t.ID, ActionName: t.Action, TargetType: t.TargetType, Body: t.Body, State: t.State,
 			CreatedAt: httpx.TimeOf(t.CreatedAt)}
@@ -364,7 +363,7 @@ func (p *TodoPresenter) Todos(ctx context.Context, r *http.Request, caller *doma
 }
 
 // mergeRequests renders the merge requests todos point at, by ID.
-func (p *TodoPresenter) mergeRequests(ctx context.Context, r *http.Request, caller *domain.Caller, ids []int64) (map[int64]*MergeRequest, error) {
+func (p *TodoPresenter) mergeRequests(ctx context.Context, caller *domain.Caller, ids []int64) (map[int64]*MergeRequest, error) {
 	out := map[int64]*MergeRequest{}
 	if len(ids) == 0 {
 		return out, nil
@@ -373,7 +372,7 @@ func (p *TodoPresenter) mergeRequests(ctx context.Context, r *http.Request, call
 	if err != nil {
 		return nil, fmt.Errorf("load todo targets: %w", err)
 	}
-	rendered, err := p.Render.Render(ctx, r, caller, mrs)
+	rendered, err := p.Render.Render(ctx, caller, mrs)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +383,7 @@ func (p *TodoPresenter) mergeRequests(ctx context.Context, r *http.Request, call
 }
 
 // issues renders the issues todos point at, by ID.
-func (p *TodoPresenter) issues(ctx context.Context, r *http.Request, caller *domain.Caller, ids []int64) (map[int64]*Issue, error) {
+func (p *TodoPresenter) issues(ctx context.Context, caller *domain.Caller, ids []int64) (map[int64]*Issue, error) {
 	out := map[int64]*Issue{}
 	if len(ids) == 0 || p.Issues == nil || p.RenderIssues == nil {
 		return out, nil
@@ -393,7 +392,7 @@ func (p *TodoPresenter) issues(ctx context.Context, r *http.Request, caller *dom
 	if err != nil {
 		return nil, fmt.Errorf("load todo issues: %w", err)
 	}
-	rendered, err := p.RenderIssues.Render(ctx, r, caller, list)
+	rendered, err := p.RenderIssues.Render(ctx, caller, list)
 	if err != nil {
 		return nil, err
 	}

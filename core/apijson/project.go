@@ -3,7 +3,6 @@ package apijson
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -122,6 +121,9 @@ type ProjectOptions struct {
 // namespaces, owners, shares and fork sources in a constant number of
 // queries whatever the number of projects.
 type ProjectPresenter struct {
+	// BaseURL is the external URL without a trailing slash; every URL
+	// rendered starts with it.
+	BaseURL    string
 	Namespaces ports.NamespaceStore
 	Projects   ports.ProjectStore
 	Users      ports.UserStore
@@ -144,8 +146,8 @@ type projectContext struct {
 }
 
 // Render renders projects as a JSON array value (full or simple).
-func (p *ProjectPresenter) Render(ctx context.Context, r *http.Request, caller *domain.Caller, list []domain.Project, opt ProjectOptions) (any, error) {
-	pc, err := p.load(ctx, r, list, !opt.Simple)
+func (p *ProjectPresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.Project, opt ProjectOptions) (any, error) {
+	pc, err := p.load(ctx, list, !opt.Simple)
 	if err != nil {
 		return nil, err
 	}
@@ -173,8 +175,8 @@ func (p *ProjectPresenter) Render(ctx context.Context, r *http.Request, caller *
 }
 
 // One renders a single project.
-func (p *ProjectPresenter) One(ctx context.Context, r *http.Request, caller *domain.Caller, proj *domain.Project, opt ProjectOptions) (*Project, error) {
-	pc, err := p.load(ctx, r, []domain.Project{*proj}, true)
+func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj *domain.Project, opt ProjectOptions) (*Project, error) {
+	pc, err := p.load(ctx, []domain.Project{*proj}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -188,8 +190,8 @@ func (p *ProjectPresenter) One(ctx context.Context, r *http.Request, caller *dom
 	return &out, nil
 }
 
-func (p *ProjectPresenter) load(ctx context.Context, r *http.Request, list []domain.Project, full bool) (*projectContext, error) {
-	base := httpx.BaseURL(r)
+func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full bool) (*projectContext, error) {
+	base := p.BaseURL
 	host := base
 	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
 		host = u.Hostname()
@@ -443,12 +445,12 @@ func (p *ProjectPresenter) permissions(ctx context.Context, caller *domain.Calle
 // Basics renders the brief form of each project, keyed by ID, loading
 // their namespaces in a constant number of queries (merge requests and
 // todos embed projects and link to them).
-func (p *ProjectPresenter) Basics(ctx context.Context, r *http.Request, list []domain.Project) (map[int64]ProjectBasic, error) {
+func (p *ProjectPresenter) Basics(ctx context.Context, list []domain.Project) (map[int64]ProjectBasic, error) {
 	out := make(map[int64]ProjectBasic, len(list))
 	if len(list) == 0 {
 		return out, nil
 	}
-	pc, err := p.load(ctx, r, list, false)
+	pc, err := p.load(ctx, list, false)
 	if err != nil {
 		return nil, err
 	}

@@ -170,7 +170,7 @@ func (h handlers) render(r *http.Request, list []domain.Project, opt apijson.Pro
 	if len(list) == 0 {
 		return []struct{}{}, nil
 	}
-	return h.s.p.Presenter.Render(r.Context(), r, httpx.CallerOf(r), list, opt)
+	return h.s.p.Presenter.Render(r.Context(), httpx.CallerOf(r), list, opt)
 }
 
 // get is GET /groups/:id.

@@ -175,7 +175,7 @@ func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
 	if !created {
 		return &core.Error{Kind: core.ErrNotModified}
 	}
-	out, err := h.s.p.TodoPresenter.Todos(r.Context(), r, t.caller, []domain.Todo{*td})
+	out, err := h.s.p.TodoPresenter.Todos(r.Context(), t.caller, []domain.Todo{*td})
 	if err != nil {
 		return err
 	}

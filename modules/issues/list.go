@@ -145,7 +145,7 @@ func (h handlers) render(w http.ResponseWriter, r *http.Request, f domain.IssueF
 			return fmt.Errorf("list issues: %w", err)
 		}
 	}
-	out, err := h.s.p.Presenter.Render(ctx, r, httpx.CallerOf(r), list)
+	out, err := h.s.p.Presenter.Render(ctx, httpx.CallerOf(r), list)
 	if err != nil {
 		return err
 	}

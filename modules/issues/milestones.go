@@ -339,7 +339,7 @@ func (h handlers) milestoneMergeRequests(w http.ResponseWriter, r *http.Request)
 			return fmt.Errorf("list merge requests of milestone: %w", err)
 		}
 	}
-	out, err := h.s.p.MRPresenter.Render(ctx, r, t.caller, list)
+	out, err := h.s.p.MRPresenter.Render(ctx, t.caller, list)
 	if err != nil {
 		return err
 	}

@@ -196,7 +196,7 @@ func (s *Service) rightsOf(ctx context.Context, u *domain.User, p *domain.Projec
 
 // render presents one issue for the caller.
 func (s *Service) render(r *http.Request, is *domain.Issue) (*apijson.Issue, error) {
-	return s.p.Presenter.One(r.Context(), r, httpx.CallerOf(r), is)
+	return s.p.Presenter.One(r.Context(), httpx.CallerOf(r), is)
 }
 
 func subject(is *domain.Issue) domain.Subject {

@@ -155,13 +155,13 @@ func (h handlers) render(w http.ResponseWriter, r *http.Request, f domain.MergeR
 		list = h.s.refreshList(ctx, list)
 	}
 	if in.View == "simple" {
-		out, err := h.s.p.Presenter.RenderSimple(ctx, r, list)
+		out, err := h.s.p.Presenter.RenderSimple(ctx, list)
 		if err != nil {
 			return err
 		}
 		return httpx.Paginated(w, r, out, total, f.Page)
 	}
-	out, err := h.s.p.Presenter.Render(ctx, r, httpx.CallerOf(r), list)
+	out, err := h.s.p.Presenter.Render(ctx, httpx.CallerOf(r), list)
 	if err != nil {
 		return err
 	}
@@ -204,5 +204,5 @@ func (s *Service) closesIssues(ctx context.Context, r *http.Request, t target, m
 			}
 		}
 	}
-	return s.p.IssuePresenter.Render(ctx, r, t.caller, issues)
+	return s.p.IssuePresenter.Render(ctx, t.caller, issues)
 }

@@ -167,7 +167,7 @@ func (s *Service) protection(ctx context.Context, projectID int64, branch string
 
 // render presents one merge request for the caller.
 func (s *Service) render(r *http.Request, m *domain.MergeRequest) (*apijson.MergeRequest, error) {
-	return s.p.Presenter.One(r.Context(), r, httpx.CallerOf(r), m)
+	return s.p.Presenter.One(r.Context(), httpx.CallerOf(r), m)
 }
 
 // fullPath is "namespace/project" of a project, for references.

@@ -89,7 +89,7 @@ func (h handlers) writable(r *http.Request) (*domain.Caller, *domain.Project, ac
 
 // one renders a single project (201 for creations and toggles).
 func (h handlers) one(w http.ResponseWriter, r *http.Request, p *domain.Project, status int, opt apijson.ProjectOptions) error {
-	out, err := h.s.Presenter().One(r.Context(), r, httpx.CallerOf(r), p, opt)
+	out, err := h.s.Presenter().One(r.Context(), httpx.CallerOf(r), p, opt)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func listInput(r *http.Request) (ListInput, listParams, error) {
 // renderList writes a page of projects: simple ones with simple=true,
 // statistics when asked.
 func (h handlers) renderList(w http.ResponseWriter, r *http.Request, list []domain.Project, total int, pg domain.Page, in listParams) error {
-	out, err := h.s.Presenter().Render(r.Context(), r, httpx.CallerOf(r), list, apijson.ProjectOptions{
+	out, err := h.s.Presenter().Render(r.Context(), httpx.CallerOf(r), list, apijson.ProjectOptions{
 		Simple: deref(in.Simple, false), Statistics: deref(in.Statistics, false),
 	})
 	if err != nil {

@@ -32,7 +32,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.s.p.Presenter.Todos(r.Context(), r, caller, list)
+	out, err := h.s.p.Presenter.Todos(r.Context(), caller, list)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (h handlers) markDone(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.s.p.Presenter.Todos(r.Context(), r, caller, []domain.Todo{*t})
+	out, err := h.s.p.Presenter.Todos(r.Context(), caller, []domain.Todo{*t})
 	if err != nil {
 		return err
 	}
