@@ -2,6 +2,7 @@ package access_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -254,7 +255,7 @@ func TestProjectLevels(t *testing.T) {
 				t.Fatalf("rights %+v, want level %d read %v admin %v", r, c.wantLevel, c.wantRead, c.wantAdmin)
 			}
 			// ProjectByRef hides what may not be read.
-			_, _, err = p.ProjectByRef(context.Background(), c.who, c.project, "")
+			_, _, err = p.ProjectByRef(context.Background(), c.who, domain.IDOrPath{ID: c.project})
 			if c.wantRead != (err == nil) {
 				t.Fatalf("ProjectByRef: %v", err)
 			}
@@ -319,4 +320,35 @@ func same(got []int64, want ...int64) bool {
 		delete(m, w)
 	}
 	return len(m) == 0
+}
+
+// TestResolve: the resolver's 404s and 401 come in GitLab's order.
+func TestResolve(t *testing.T) {
+	w := newWorld()
+	w.projects[100].Visibility = domain.Public
+	p := access.New(memberStore{w: w}, nsStore{w: w}, projectStore{w: w}, clock{now})
+	ctx := context.Background()
+	bob := &domain.Caller{User: &domain.User{ID: 2, State: domain.UserActive}}
+	pub, priv, missing := domain.IDOrPath{ID: 100}, domain.IDOrPath{ID: 110}, domain.IDOrPath{ID: 404}
+
+	if tg, err := p.Resolve(ctx, nil, pub); err != nil || tg.Project.ID != 100 || !tg.Rights.Read {
+		t.Fatalf("anonymous on a public project: %+v %v", tg, err)
+	}
+	for name, ref := range map[string]domain.IDOrPath{"private": priv, "missing": missing} {
+		if _, err := p.Resolve(ctx, bob, ref); err == nil || err.Error() != "not found: 404 Project Not Found" {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	// A feature the project has off is the project's 404.
+	if _, err := p.Resolve(ctx, bob, pub, access.ReadIssue); err == nil || err.Error() != "not found: 404 Project Not Found" {
+		t.Fatalf("issues off: %v", err)
+	}
+	w.projects[100].IssuesEnabled = true
+	if _, err := p.Resolve(ctx, bob, pub, access.ReadIssue); err != nil {
+		t.Fatalf("issues on: %v", err)
+	}
+	// Writes ask for a user before anything else, even for a missing project.
+	if _, err := p.ResolveSignedIn(ctx, nil, missing); err == nil || !errors.Is(err, core.ErrUnauthenticated) {
+		t.Fatalf("anonymous write: %v", err)
+	}
 }

@@ -13,3 +13,13 @@ func (p Page) Offset() int {
 	}
 	return (p.Page - 1) * p.PerPage
 }
+
+// IDOrPath names a project, group or user as GitLab's :id parameters do:
+// by numeric ID, or by full path ("group/sub/project") when Path is set.
+type IDOrPath struct {
+	ID   int64
+	Path string
+}
+
+// IsID reports whether the reference is numeric.
+func (r IDOrPath) IsID() bool { return r.Path == "" }

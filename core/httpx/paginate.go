@@ -110,29 +110,20 @@ func pageURL(r *http.Request, page, perPage int) string {
 	return BaseURL(r) + r.URL.EscapedPath() + "?" + q.Encode()
 }
 
-// Ref is a path parameter naming a thing by numeric ID or by full path.
-type Ref struct {
-	ID   int64
-	Path string
-}
-
-// IsID reports whether the reference is numeric.
-func (r Ref) IsID() bool { return r.Path == "" }
-
 // RefParam reads a path parameter as an ID or an URL-encoded path
 // (group%2Fproject, with %2E for dots).
-func RefParam(r *http.Request, name string) (Ref, error) {
+func RefParam(r *http.Request, name string) (domain.IDOrPath, error) {
 	s, err := PathParam(r, name)
 	if err != nil {
-		return Ref{}, err
+		return domain.IDOrPath{}, err
 	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
-		return Ref{ID: n}, nil
+		return domain.IDOrPath{ID: n}, nil
 	}
 	if s == "" {
-		return Ref{}, core.InvalidParam(name)
+		return domain.IDOrPath{}, core.InvalidParam(name)
 	}
-	return Ref{Path: s}, nil
+	return domain.IDOrPath{Path: s}, nil
 }
 
 // IDParam reads a positive integer path parameter; anything else is a 404

@@ -260,7 +260,7 @@ func (s *Service) ForProject(ctx context.Context, caller *domain.Caller, id int6
 	if s.p.Policy == nil {
 		return nil, core.NotFound("Project")
 	}
-	proj, _, err := s.p.Policy.ProjectByRef(ctx, caller, id, path)
+	proj, _, err := s.p.Policy.ProjectByRef(ctx, caller, domain.IDOrPath{ID: id, Path: path})
 	if err != nil {
 		return nil, err
 	}

@@ -297,7 +297,7 @@ func (h handlers) transfer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	project, _, err := h.s.p.Policy.ProjectByRef(r.Context(), caller, ref.ID, ref.Path)
+	project, _, err := h.s.p.Policy.ProjectByRef(r.Context(), caller, ref)
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,7 @@ func (s *Service) directGroups(ctx context.Context, userID int64, level domain.A
 
 // Group finds a group the caller may read (ID or full path); 404 otherwise.
 func (s *Service) Group(ctx context.Context, caller *domain.Caller, id int64, path string) (*domain.Namespace, access.Rights, error) {
-	return s.p.Policy.GroupByRef(ctx, caller, id, path)
+	return s.p.Policy.GroupByRef(ctx, caller, domain.IDOrPath{ID: id, Path: path})
 }
 
 // FullNames maps each group to its "Top / Sub / Name", loading every
@@ -273,7 +273,7 @@ type CreateInput struct {
 // is a 404.
 func (s *Service) CanCreate(ctx context.Context, caller *domain.Caller, parentID *int64) (*domain.Namespace, error) {
 	if parentID != nil {
-		parent, r, err := s.p.Policy.GroupByRef(ctx, caller, *parentID, "")
+		parent, r, err := s.p.Policy.GroupByRef(ctx, caller, domain.IDOrPath{ID: *parentID, Path: ""})
 		if err != nil {
 			return nil, err
 		}

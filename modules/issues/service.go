@@ -116,7 +116,7 @@ func (s *Service) resolve(r *http.Request) (target, error) {
 		return target{}, err
 	}
 	caller := httpx.CallerOf(r)
-	p, rights, err := s.p.Policy.ProjectByRef(r.Context(), caller, ref.ID, ref.Path)
+	p, rights, err := s.p.Policy.ProjectByRef(r.Context(), caller, ref)
 	if err != nil {
 		return target{}, err
 	}

@@ -107,13 +107,13 @@ func (s *Service) now() time.Time { return s.p.Clock.Now().UTC() }
 func (s *Service) Source(ctx context.Context, caller *domain.Caller, ref Ref) (*Source, error) {
 	switch ref.Kind {
 	case domain.MemberOfProject:
-		p, r, err := s.p.Policy.ProjectByRef(ctx, caller, ref.ID, ref.Path)
+		p, r, err := s.p.Policy.ProjectByRef(ctx, caller, domain.IDOrPath{ID: ref.ID, Path: ref.Path})
 		if err != nil {
 			return nil, err
 		}
 		return &Source{Kind: ref.Kind, ID: p.ID, Rights: r, Project: p}, nil
 	case domain.MemberOfGroup:
-		g, r, err := s.p.Policy.GroupByRef(ctx, caller, ref.ID, ref.Path)
+		g, r, err := s.p.Policy.GroupByRef(ctx, caller, domain.IDOrPath{ID: ref.ID, Path: ref.Path})
 		if err != nil {
 			return nil, err
 		}

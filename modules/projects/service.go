@@ -60,7 +60,7 @@ func (s *Service) now() time.Time { return s.p.Clock.Now().UTC() }
 // Project finds a project the caller may read (numeric ID or full path);
 // missing and unreadable projects are the same 404.
 func (s *Service) Project(ctx context.Context, caller *domain.Caller, id int64, path string) (*domain.Project, access.Rights, error) {
-	return s.p.Policy.ProjectByRef(ctx, caller, id, path)
+	return s.p.Policy.ProjectByRef(ctx, caller, domain.IDOrPath{ID: id, Path: path})
 }
 
 // Presenter renders projects for the handlers.

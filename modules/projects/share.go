@@ -27,7 +27,7 @@ func (s *Service) Share(ctx context.Context, caller *domain.Caller, proj *domain
 	if err := CanAdmin(caller, r); err != nil {
 		return nil, err
 	}
-	group, _, err := s.p.Policy.GroupByRef(ctx, caller, groupID, "")
+	group, _, err := s.p.Policy.GroupByRef(ctx, caller, domain.IDOrPath{ID: groupID, Path: ""})
 	if err != nil {
 		return nil, err
 	}

@@ -179,7 +179,7 @@ func (h handlers) gitProject(w http.ResponseWriter, r *http.Request, service str
 		return nil, nil, access.Rights{}, false
 	}
 	anonymous := caller == nil || caller.User == nil
-	p, rights, err := h.s.p.Policy.ProjectByRef(r.Context(), caller, 0, full)
+	p, rights, err := h.s.p.Policy.ProjectByRef(r.Context(), caller, domain.IDOrPath{ID: 0, Path: full})
 	switch {
 	case errors.Is(err, core.ErrNotFound) && anonymous:
 		_ = gitText(w, http.StatusUnauthorized, "HTTP Basic: Access denied")

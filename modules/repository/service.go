@@ -65,7 +65,7 @@ func (h handlers) project(r *http.Request) (*domain.Project, access.Rights, erro
 	if err != nil {
 		return nil, access.Rights{}, err
 	}
-	return h.s.p.Policy.ProjectByRef(r.Context(), httpx.CallerOf(r), ref.ID, ref.Path)
+	return h.s.p.Policy.ProjectByRef(r.Context(), httpx.CallerOf(r), ref)
 }
 
 // readable is the preamble of every read of repository content: a

@@ -1,0 +1,177 @@
+package access_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hearth-forge/hearth/core/access"
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// The roles a table row names, in the order of the "want" strings below:
+// anonymous, signed-in stranger, external stranger, guest, reporter,
+// developer, master, owner, admin.
+var roles = []string{"anon", "user", "ext", "guest", "rep", "dev", "master", "owner", "admin"}
+
+const selfID = 7 // the caller's user ID when signed in
+
+func caller(role string) *domain.Caller {
+	switch role {
+	case "anon":
+		return nil
+	case "ext":
+		return &domain.Caller{User: &domain.User{ID: selfID, State: domain.UserActive, External: true}}
+	case "admin":
+		return &domain.Caller{User: &domain.User{ID: selfID, State: domain.UserActive, Admin: true}}
+	}
+	return &domain.Caller{User: &domain.User{ID: selfID, State: domain.UserActive}}
+}
+
+// target builds the Target the policy would for role on a project of vis
+// (the policy's own Rights computation is tested in policy_test.go).
+func target(role string, p *domain.Project) access.Target {
+	c := caller(role)
+	r := access.Rights{Admin: role == "admin"}
+	r.Level = map[string]domain.AccessLevel{"guest": domain.Guest, "rep": domain.Reporter, "dev": domain.Developer,
+		"master": domain.Master, "owner": domain.Owner}[role]
+	u := c.UserID() != 0
+	ext := role == "ext"
+	r.Read = r.Admin || r.Level > 0 || p.Visibility == domain.Public || (p.Visibility == domain.Internal && u && !ext)
+	return access.Target{Caller: c, Project: p, Rights: r}
+}
+
+func project(vis domain.Visibility, tweak ...func(*domain.Project)) *domain.Project {
+	p := &domain.Project{ID: 1, Visibility: vis, IssuesEnabled: true, MergeRequestsEnabled: true, SnippetsEnabled: true}
+	for _, f := range tweak {
+		f(p)
+	}
+	return p
+}
+
+func archived(p *domain.Project) { p.Archived = true }
+
+// TestAbilityTable pins who may do what: each want string holds one
+// character per role ("1" allowed, "." refused).
+func TestAbilityTable(t *testing.T) {
+	other := int64(99)
+	self := int64(selfID)
+	confidential := &domain.Issue{AuthorID: other, Confidential: true}
+	ownConfidential := &domain.Issue{AuthorID: other, AssigneeID: &self, Confidential: true}
+	othersIssue := &domain.Issue{AuthorID: other}
+	ownMR := &domain.MergeRequest{AuthorID: selfID}
+	othersMR := &domain.MergeRequest{AuthorID: other}
+	privSnippet := &domain.Snippet{AuthorID: other, Visibility: domain.Private}
+	intSnippet := &domain.Snippet{AuthorID: other, Visibility: domain.Internal}
+	ownNote := &domain.Note{AuthorID: selfID}
+	othersNote := &domain.Note{AuthorID: other}
+
+	cases := []struct {
+		name    string
+		project *domain.Project
+		ability access.Ability
+		on      []access.Object
+		want    string // anon user ext guest rep dev master owner admin
+	}{
+		{"read private", project(domain.Private), access.ReadProject, nil, "...111111"},
+		{"read internal", project(domain.Internal), access.ReadProject, nil, ".1.111111"},
+		{"read public", project(domain.Public), access.ReadProject, nil, "111111111"},
+		{"download private", project(domain.Private), access.DownloadCode, nil, "....11111"},
+		{"download public", project(domain.Public), access.DownloadCode, nil, "111111111"},
+		{"fork public", project(domain.Public), access.ForkProject, nil, ".11111111"},
+		{"fork private", project(domain.Private), access.ForkProject, nil, "....11111"},
+		{"push", project(domain.Public), access.PushCode, nil, ".....1111"},
+		{"push archived", project(domain.Public, archived), access.PushCode, nil, "........."},
+		{"push protected", project(domain.Private), access.PushToProtectedBranches, nil, "......111"},
+		{"admin project", project(domain.Public, archived), access.AdminProject, nil, "......111"},
+		{"admin members", project(domain.Private), access.AdminProjectMember, nil, "......111"},
+		{"rename", project(domain.Private), access.RenameProject, nil, ".......11"},
+		{"visibility", project(domain.Private), access.ChangeVisibilityLevel, nil, ".......11"},
+		{"archive", project(domain.Private), access.ArchiveProject, nil, ".......11"},
+		{"remove", project(domain.Private), access.RemoveProject, nil, ".......11"},
+
+		{"tracker public", project(domain.Public), access.ReadIssue, nil, "111111111"},
+		{"tracker off", project(domain.Public, func(p *domain.Project) { p.IssuesEnabled = false }), access.ReadIssue, nil, "........."},
+		{"confidential", project(domain.Public), access.ReadIssue, []access.Object{access.OnIssue(confidential)}, "....11111"},
+		{"confidential assignee", project(domain.Public), access.ReadIssue, []access.Object{access.OnIssue(ownConfidential)}, ".11111111"},
+		{"create issue public", project(domain.Public), access.CreateIssue, nil, ".1.111111"},
+		{"create issue private", project(domain.Private), access.CreateIssue, nil, "...111111"},
+		{"create issue archived", project(domain.Public, archived), access.CreateIssue, nil, "........."},
+		{"update other's issue", project(domain.Public), access.UpdateIssue, []access.Object{access.OnIssue(othersIssue)}, "....11111"},
+		{"update assigned issue", project(domain.Public), access.UpdateIssue, []access.Object{access.OnIssue(ownConfidential)}, ".11111111"},
+		{"admin issue", project(domain.Public), access.AdminIssue, nil, "....11111"},
+		{"admin issue archived", project(domain.Public, archived), access.AdminIssue, nil, "........."},
+		{"destroy issue", project(domain.Public), access.DestroyIssue, nil, ".......11"},
+		{"issue created_at", project(domain.Public), access.SetIssueCreatedAt, nil, ".......11"},
+
+		{"read MRs private", project(domain.Private), access.ReadMergeRequest, nil, "....11111"},
+		{"read MRs internal", project(domain.Internal), access.ReadMergeRequest, nil, ".1.111111"},
+		{"MRs off", project(domain.Public, func(p *domain.Project) { p.MergeRequestsEnabled = false }), access.ReadMergeRequest, nil, "........."},
+		{"create MR", project(domain.Public), access.CreateMergeRequest, nil, ".....1111"},
+		{"update own MR", project(domain.Public), access.UpdateMergeRequest, []access.Object{access.OnMergeRequest(ownMR)}, ".11111111"},
+		{"update other's MR", project(domain.Public), access.UpdateMergeRequest, []access.Object{access.OnMergeRequest(othersMR)}, ".....1111"},
+		{"update MR archived", project(domain.Public, archived), access.UpdateMergeRequest, []access.Object{access.OnMergeRequest(ownMR)}, "........."},
+		{"destroy MR", project(domain.Public), access.DestroyMergeRequest, nil, ".......11"},
+
+		{"snippets public", project(domain.Public), access.ReadSnippet, nil, "111111111"},
+		{"private snippet", project(domain.Public), access.ReadSnippet, []access.Object{access.OnSnippet(privSnippet)}, "...111111"},
+		{"internal snippet", project(domain.Public), access.ReadSnippet, []access.Object{access.OnSnippet(intSnippet)}, ".1.111111"},
+		{"create snippet", project(domain.Public), access.CreateSnippet, nil, "....11111"},
+		{"admin other's snippet", project(domain.Public), access.AdminSnippet, []access.Object{access.OnSnippet(privSnippet)}, "......111"},
+		{"create note", project(domain.Public), access.CreateNote, nil, ".11111111"},
+		{"create note archived", project(domain.Public, archived), access.CreateNote, nil, "........."},
+		{"admin own note", project(domain.Public), access.AdminNote, []access.Object{access.OnNote(ownNote)}, ".11111111"},
+		{"admin other's note", project(domain.Public), access.AdminNote, []access.Object{access.OnNote(othersNote)}, "......111"},
+
+		// An object of the wrong kind is refused, whoever asks.
+		{"wrong object", project(domain.Public), access.UpdateIssue, []access.Object{access.OnNote(ownNote)}, "........."},
+		{"unknown ability", project(domain.Public), access.Ability("fly"), nil, "........."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got strings.Builder
+			for _, role := range roles {
+				if target(role, c.project).Can(c.ability, c.on...) {
+					got.WriteByte('1')
+				} else {
+					got.WriteByte('.')
+				}
+			}
+			if got.String() != c.want {
+				t.Fatalf("%s: got %s want %s (%s)", c.ability, got.String(), c.want, strings.Join(roles, " "))
+			}
+		})
+	}
+}
+
+// TestEveryAbilityIsTabled keeps the table above complete.
+func TestEveryAbilityIsTabled(t *testing.T) {
+	src := map[access.Ability]bool{}
+	for _, a := range access.Abilities() {
+		src[a] = true
+	}
+	tabled := []access.Ability{access.ReadProject, access.DownloadCode, access.ForkProject, access.PushCode,
+		access.PushToProtectedBranches, access.AdminProject, access.AdminProjectMember, access.RenameProject,
+		access.ChangeVisibilityLevel, access.ArchiveProject, access.RemoveProject, access.ReadIssue,
+		access.CreateIssue, access.UpdateIssue, access.AdminIssue, access.DestroyIssue, access.SetIssueCreatedAt,
+		access.ReadMergeRequest, access.CreateMergeRequest, access.UpdateMergeRequest, access.DestroyMergeRequest,
+		access.ReadSnippet, access.CreateSnippet, access.AdminSnippet, access.CreateNote, access.AdminNote}
+	for _, a := range tabled {
+		delete(src, a)
+	}
+	for a := range src {
+		t.Errorf("ability %s has no row in TestAbilityTable", a)
+	}
+}
+
+func TestRequire(t *testing.T) {
+	p := project(domain.Private)
+	if err := target("anon", p).Require(access.PushCode); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("anonymous: %v", err)
+	}
+	if err := target("guest", p).Require(access.PushCode); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("guest: %v", err)
+	}
+	if err := target("dev", p).Require(access.PushCode); err != nil {
+		t.Fatalf("developer: %v", err)
+	}
+}
