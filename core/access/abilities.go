@@ -125,7 +125,7 @@ func deref(p *int64) int64 {
 // rule decides an ability for a target; o is nil when the question is
 // about the project itself.
 type rule struct {
-	on   objectKind // the object kind the ability may be asked about (0: none)
+	on     objectKind // the object kind the ability may be asked about (0: none)
 	decide func(t Target, o *Object) bool
 }
 
