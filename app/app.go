@@ -74,12 +74,66 @@ func gitBackends() map[string]func(root string, log *zap.Logger) (ports.RepoBack
 	}
 }
 
-// newRepoBackend opens the configured git backend; one that holds
-// long-lived resources (io.Closer) is closed when the app stops.
-func newRepoBackend(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (ports.RepoBackend, error) {
+// Stores are every store port, all from the one storage adapter. Modules
+// ask for the ones they use.
+type Stores struct {
+	fx.Out
+	Users             ports.UserStore
+	Keys              ports.KeyStore
+	Emails            ports.EmailStore
+	Tokens            ports.TokenStore
+	Events            ports.EventStore
+	Namespaces        ports.NamespaceStore
+	Projects          ports.ProjectStore
+	Members           ports.MemberStore
+	ProtectedBranches ports.ProtectedBranchStore
+	Releases          ports.ReleaseStore
+	CommitComments    ports.CommitCommentStore
+	MergeRequests     ports.MergeRequestStore
+	Notes             ports.NoteStore
+	Todos             ports.TodoStore
+	Subscriptions     ports.SubscriptionStore
+	Issues            ports.IssueStore
+	IssueReader       ports.IssueReader
+	IssueCounter      ports.IssueCounter
+	Milestones        ports.MilestoneStore
+	MilestoneReader   ports.MilestoneReader
+	Labels            ports.LabelStore
+	Awards            ports.AwardStore
+	Snippets          ports.SnippetStore
+	Tx                ports.TxManager
+	Pinger            ports.Pinger
+}
+
+func storesOf(s *bunstore.Store) Stores {
+	return Stores{
+		Users: s.Users(), Keys: s.Keys(), Emails: s.Emails(), Tokens: s.Tokens(), Events: s.Events(),
+		Namespaces: s.Namespaces(), Projects: s.Projects(), Members: s.Members(),
+		ProtectedBranches: s.ProtectedBranches(), Releases: s.Releases(), CommitComments: s.CommitComments(),
+		MergeRequests: s.MergeRequests(), Notes: s.Notes(), Todos: s.Todos(), Subscriptions: s.Subscriptions(),
+		Issues: s.Issues(), IssueReader: s.Issues(), IssueCounter: s.Issues(),
+		Milestones: s.Milestones(), MilestoneReader: s.Milestones(), Labels: s.Labels(), Awards: s.Awards(),
+		Snippets: s.Snippets(), Tx: s.Tx(), Pinger: s,
+	}
+}
+
+// Git is the git backend, whole and as the narrower ports modules ask for.
+type Git struct {
+	fx.Out
+	Backend   ports.RepoBackend
+	Storage   ports.RepoStorage
+	Reader    ports.RepoReader
+	Writer    ports.RepoWriter
+	Transport ports.RepoTransport
+}
+
+// newGit opens the configured git backend; one that holds long-lived
+// resources (io.Closer: gitcli's cat-file processes) is closed when the
+// app stops.
+func newGit(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (Git, error) {
 	open, ok := gitBackends()[cfg.Git.Backend]
 	if !ok {
-		return nil, fmt.Errorf("git backend %q is not available in this build (use gitcli)", cfg.Git.Backend)
+		return Git{}, fmt.Errorf("git backend %q is not available in this build (use gitcli)", cfg.Git.Backend)
 	}
 	root := cfg.Git.Root
 	if root == "" {
@@ -87,7 +141,7 @@ func newRepoBackend(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (ports.
 	}
 	b, err := open(root, log.Named("git"))
 	if err != nil {
-		return nil, err
+		return Git{}, err
 	}
 	if c, ok := b.(io.Closer); ok {
 		lc.Append(fx.StopHook(func() error {
@@ -97,11 +151,13 @@ func newRepoBackend(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (ports.
 			return nil
 		}))
 	}
-	return b, nil
+	return Git{Backend: b, Storage: b, Reader: b, Writer: b, Transport: b}, nil
 }
 
-// Core provides configuration, logging, storage, the event bus, secrets and
-// the router. Migrations run when the app starts, before anything listens.
+// Core provides configuration, logging, storage (the *bunstore.Store and
+// every store port), the git backend, the event bus, secrets, the access
+// policy, the presenters and the router. Migrations run when the app
+// starts, before anything listens.
 func Core(cfg config.Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg, cfg.Auth, httpx.Options{
@@ -112,48 +168,15 @@ func Core(cfg config.Config) fx.Option {
 		fx.Provide(
 			newLogger,
 			newStore,
-			func(s *bunstore.Store) ports.UserStore { return s.Users() },
-			func(s *bunstore.Store) ports.KeyStore { return s.Keys() },
-			func(s *bunstore.Store) ports.EmailStore { return s.Emails() },
-			func(s *bunstore.Store) ports.TokenStore { return s.Tokens() },
-			func(s *bunstore.Store) ports.EventStore { return s.Events() },
-			func(s *bunstore.Store) ports.NamespaceStore { return s.Namespaces() },
-			func(s *bunstore.Store) ports.ProjectStore { return s.Projects() },
-			func(s *bunstore.Store) ports.MemberStore { return s.Members() },
-			func(s *bunstore.Store) ports.ProtectedBranchStore { return s.ProtectedBranches() },
-			func(s *bunstore.Store) ports.ReleaseStore { return s.Releases() },
-			func(s *bunstore.Store) ports.CommitCommentStore { return s.CommitComments() },
-			func(s *bunstore.Store) ports.MergeRequestStore { return s.MergeRequests() },
-			func(s *bunstore.Store) ports.NoteStore { return s.Notes() },
-			func(s *bunstore.Store) ports.TodoStore { return s.Todos() },
-			func(s *bunstore.Store) ports.SubscriptionStore { return s.Subscriptions() },
-			func(s *bunstore.Store) ports.IssueStore { return s.Issues() },
-			func(s *bunstore.Store) ports.IssueReader { return s.Issues() },
-			func(s *bunstore.Store) ports.IssueCounter { return s.Issues() },
-			func(s *bunstore.Store) ports.MilestoneStore { return s.Milestones() },
-			func(s *bunstore.Store) ports.MilestoneReader { return s.Milestones() },
-			func(s *bunstore.Store) ports.LabelStore { return s.Labels() },
-			func(s *bunstore.Store) ports.AwardStore { return s.Awards() },
-			func(s *bunstore.Store) ports.SnippetStore { return s.Snippets() },
-			func(s *bunstore.Store) ports.TxManager { return s.Tx() },
-			func(s *bunstore.Store) ports.Pinger { return s },
+			storesOf,
+			newGit,
 			func(tx ports.TxManager, log *zap.Logger) ports.EventBus { return inproc.New(tx, log.Named("bus")) },
 			func() ports.Clock { return systemClock{} },
 			func() ports.PasswordHasher { return secrets.NewArgon2Hasher() },
 			func() ports.TokenGenerator { return secrets.RandomTokens{} },
-			newRepoBackend,
 			access.New,
 			func(p *access.Policy) ports.ProjectScoper { return p },
-			func(cfg config.Config, n ports.NamespaceStore, p ports.ProjectStore, u ports.UserStore, m ports.MemberStore, r ports.RepoBackend,
-				issues ports.IssueCounter, policy *access.Policy) *apijson.ProjectPresenter {
-				return &apijson.ProjectPresenter{BaseURL: cfg.BaseURL(), Namespaces: n, Projects: p, Users: u, Members: m, Repos: r,
-					Issues: issues, Viewer: policy.IssueViewer}
-			},
-			newMergeRequestPresenter,
-			newIssuePresenter,
-			func(m ports.MergeRequestStore, p *apijson.MergeRequestPresenter, is ports.IssueStore, ip *apijson.IssuePresenter) *apijson.TodoPresenter {
-				return &apijson.TodoPresenter{MergeRequests: m, Render: p, Issues: is, RenderIssues: ip}
-			},
+			newPresenters,
 			httpx.NewRouter,
 			func() meta.Build { return meta.Build{Revision: revision()} },
 		),
@@ -241,16 +264,38 @@ func Handler(ctx context.Context, cfg config.Config, extra ...fx.Option) (http.H
 	return router, a.Stop, nil
 }
 
-func newStore(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (*bunstore.Store, error) {
+// Migrate opens the configured database, applies every pending migration
+// and closes it. Nothing else starts: no module, no start-up work.
+func Migrate(ctx context.Context, cfg config.Config) error {
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.DB().Close()
+	if err := store.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+func openStore(ctx context.Context, cfg config.Config) (*bunstore.Store, error) {
 	open, ok := storageDrivers()[cfg.Storage.Driver]
 	if !ok {
 		return nil, fmt.Errorf("unknown storage driver %q", cfg.Storage.Driver)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	store, err := open(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open %s storage: %w", cfg.Storage.Driver, err)
+	}
+	return store, nil
+}
+
+func newStore(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (*bunstore.Store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
@@ -265,25 +310,43 @@ func newStore(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (*bunstore.St
 	return store, nil
 }
 
-// presenterDeps are what the merge request presenter embeds; milestones
-// come from a module when one provides them.
+// presenterDeps are what the presenters embed; milestones are optional
+// so that an embedder without them still renders merge requests.
 type presenterDeps struct {
 	fx.In
-	Users         ports.UserStore
+	Config        config.Config
+	Namespaces    ports.NamespaceStore
 	Projects      ports.ProjectStore
-	Presenter     *apijson.ProjectPresenter
+	Users         ports.UserStore
+	Members       ports.MemberStore
+	Repos         ports.RepoStorage
+	Issues        ports.IssueStore
+	IssueCounter  ports.IssueCounter
+	MergeRequests ports.MergeRequestStore
 	Subscriptions ports.SubscriptionStore
 	Milestones    ports.MilestoneReader `optional:"true"`
+	Policy        *access.Policy
 }
 
-func newMergeRequestPresenter(d presenterDeps) *apijson.MergeRequestPresenter {
-	return &apijson.MergeRequestPresenter{Users: d.Users, Projects: d.Projects, Presenter: d.Presenter,
-		Subscriptions: d.Subscriptions, Milestones: d.Milestones}
+// Presenters are the JSON renderers shared by modules, built once with the
+// external URL.
+type Presenters struct {
+	fx.Out
+	Projects      *apijson.ProjectPresenter
+	Issues        *apijson.IssuePresenter
+	MergeRequests *apijson.MergeRequestPresenter
+	Todos         *apijson.TodoPresenter
 }
 
-func newIssuePresenter(d presenterDeps) *apijson.IssuePresenter {
-	return &apijson.IssuePresenter{Users: d.Users, Projects: d.Projects, Presenter: d.Presenter,
+func newPresenters(d presenterDeps) Presenters {
+	proj := &apijson.ProjectPresenter{BaseURL: d.Config.BaseURL(), Namespaces: d.Namespaces, Projects: d.Projects,
+		Users: d.Users, Members: d.Members, Repos: d.Repos, Issues: d.IssueCounter, Viewer: d.Policy.IssueViewer}
+	mrs := &apijson.MergeRequestPresenter{Users: d.Users, Projects: d.Projects, Presenter: proj,
 		Subscriptions: d.Subscriptions, Milestones: d.Milestones}
+	issues := &apijson.IssuePresenter{Users: d.Users, Projects: d.Projects, Presenter: proj,
+		Subscriptions: d.Subscriptions, Milestones: d.Milestones}
+	return Presenters{Projects: proj, Issues: issues, MergeRequests: mrs,
+		Todos: &apijson.TodoPresenter{MergeRequests: d.MergeRequests, Render: mrs, Issues: d.Issues, RenderIssues: issues}}
 }
 
 type systemClock struct{}

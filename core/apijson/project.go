@@ -128,7 +128,7 @@ type ProjectPresenter struct {
 	Projects   ports.ProjectStore
 	Users      ports.UserStore
 	Members    ports.MemberStore
-	Repos      ports.RepoBackend
+	Repos      ports.RepoStorage
 	// Issues and Viewer count the open issues each caller may see; without
 	// them open_issues_count is the stored number.
 	Issues ports.IssueCounter

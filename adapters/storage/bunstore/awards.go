@@ -75,7 +75,7 @@ func (st *awardStore) Create(ctx context.Context, a *domain.Award) error {
 // List orders by creation, ID breaking ties (award_emoji_awardable_idx).
 func (st *awardStore) List(ctx context.Context, awardableType string, awardableID int64) ([]domain.Award, error) {
 	rows := []awardRow{}
-	err := st.s.idb(ctx).NewSelect().Model(&rows).
+	err := st.s.Conn(ctx).NewSelect().Model(&rows).
 		Where("a.awardable_type = ? AND a.awardable_id = ?", awardableType, awardableID).
 		Order("a.created_at", "a.id").Scan(ctx)
 	if err != nil {
@@ -89,7 +89,7 @@ func (st *awardStore) List(ctx context.Context, awardableType string, awardableI
 }
 
 func (st *awardStore) Delete(ctx context.Context, id int64) error {
-	res, err := st.s.idb(ctx).NewDelete().Model((*awardRow)(nil)).Where("id = ?", id).Exec(ctx)
+	res, err := st.s.Conn(ctx).NewDelete().Model((*awardRow)(nil)).Where("id = ?", id).Exec(ctx)
 	if err == nil {
 		err = mustAffect(res, "Award Emoji")
 	}

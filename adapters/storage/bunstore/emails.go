@@ -46,7 +46,7 @@ func (st *emailStore) Create(ctx context.Context, e *domain.Email) error {
 
 func (st *emailStore) Get(ctx context.Context, id int64) (*domain.Email, error) {
 	row := new(emailRow)
-	err := st.s.idb(ctx).NewSelect().Model(row).Where("id = ? AND is_primary = ?", id, false).Scan(ctx)
+	err := st.s.Conn(ctx).NewSelect().Model(row).Where("id = ? AND is_primary = ?", id, false).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get email %d: %w", id, readErr(err, "Email"))
 	}
@@ -56,7 +56,7 @@ func (st *emailStore) Get(ctx context.Context, id int64) (*domain.Email, error) 
 
 func (st *emailStore) ListByUser(ctx context.Context, userID int64, p domain.Page) ([]domain.Email, int, error) {
 	var rows []emailRow
-	q := st.s.idb(ctx).NewSelect().Model(&rows).
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).
 		Where("user_id = ? AND is_primary = ?", userID, false).Order("id")
 	n, err := page(ctx, q, p)
 	if err != nil {
@@ -70,7 +70,7 @@ func (st *emailStore) ListByUser(ctx context.Context, userID int64, p domain.Pag
 }
 
 func (st *emailStore) Delete(ctx context.Context, userID, id int64) error {
-	res, err := st.s.idb(ctx).NewDelete().Model((*emailRow)(nil)).
+	res, err := st.s.Conn(ctx).NewDelete().Model((*emailRow)(nil)).
 		Where("id = ? AND user_id = ? AND is_primary = ?", id, userID, false).Exec(ctx)
 	if err == nil {
 		err = mustAffect(res, "Email")

@@ -70,7 +70,7 @@ func (st *eventStore) Create(ctx context.Context, e *domain.Event) error {
 	if len(e.Data) > 0 {
 		row.Data = nullString(string(e.Data))
 	}
-	if _, err := st.s.idb(ctx).NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
+	if _, err := st.s.Conn(ctx).NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
 		return fmt.Errorf("bunstore: create event: %w", err)
 	}
 	*e = row.domain()
@@ -84,7 +84,7 @@ func (st *eventStore) Create(ctx context.Context, e *domain.Event) error {
 // f.Readable.All. Confidential events need f.Viewer's leave too.
 func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.Event, int, error) {
 	var rows []eventRow
-	q := st.s.idb(ctx).NewSelect().Model(&rows)
+	q := st.s.Conn(ctx).NewSelect().Model(&rows)
 	if f.AuthorID != 0 {
 		q = q.Where("author_id = ?", f.AuthorID)
 	}
@@ -104,12 +104,12 @@ func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.
 		q = q.Where("created_at > ?", ts(*f.After))
 	}
 	if !f.Readable.All {
-		readable := whereReadable(st.s.idb(ctx).NewSelect().Table("projects").Column("id"), f.Readable, "")
+		readable := whereReadable(st.s.Conn(ctx).NewSelect().Table("projects").Column("id"), f.Readable, "")
 		q = q.Where("(project_id IS NULL OR project_id IN (?))", readable)
 	}
-	q = whereViewer(st.s.idb(ctx), q, f.Viewer)
+	q = whereViewer(st.s.Conn(ctx), q, f.Viewer)
 	if f.Code != nil && !f.Readable.All && !f.Code.All {
-		code := whereReadable(st.s.idb(ctx).NewSelect().Table("projects").Column("id"), *f.Code, "")
+		code := whereReadable(st.s.Conn(ctx).NewSelect().Table("projects").Column("id"), *f.Code, "")
 		q = q.Where("(project_id IS NULL OR project_id IN (?) OR NOT ("+
 			"e.action = ? OR e.target_type = ? OR EXISTS (SELECT 1 FROM notes AS mn WHERE mn.id = e.note_id AND mn.noteable_type = ?)))",
 			code, domain.ActionPushed, domain.TargetMergeRequest, domain.TargetMergeRequest)

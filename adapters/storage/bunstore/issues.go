@@ -168,7 +168,7 @@ RETURNING last_iid`, i.ProjectID).Scan(ctx, &row.IID); err != nil {
 }
 
 func (st *issueStore) Get(ctx context.Context, projectID, iid int64) (*domain.Issue, error) {
-	i, err := st.one(ctx, st.s.idb(ctx), false, projectID, iid)
+	i, err := st.one(ctx, st.s.Conn(ctx), false, projectID, iid)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get issue #%d of project %d: %w", iid, projectID, err)
 	}
@@ -220,7 +220,7 @@ func (st *issueStore) ByIIDs(ctx context.Context, projectID int64, iids []int64)
 
 // where reads the issues matching one condition, ordered by ID.
 func (st *issueStore) where(ctx context.Context, cond string, args ...any) ([]domain.Issue, error) {
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	rows := []issueRow{}
 	if err := st.query(db, &rows).Where(cond, args...).Order("i.id").Scan(ctx); err != nil {
 		return nil, err
@@ -354,7 +354,7 @@ func (st *issueStore) List(ctx context.Context, f domain.IssueFilter) ([]domain.
 	if !ok {
 		return nil, 0, fmt.Errorf("bunstore: list issues: %w", core.InvalidParam("order_by"))
 	}
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	rows := []issueRow{}
 	q := st.query(db, &rows)
 	if f.ProjectID != 0 {
@@ -425,7 +425,7 @@ func (st *issueStore) CountOpen(ctx context.Context, projectIDs []int64, viewer 
 		ProjectID int64 `bun:"project_id"`
 		N         int   `bun:"n"`
 	}
-	q := st.s.idb(ctx).NewSelect().Model((*issueRow)(nil)).
+	q := st.s.Conn(ctx).NewSelect().Model((*issueRow)(nil)).
 		Column("i.project_id").ColumnExpr("count(*) AS n").
 		Where("i.project_id IN (?) AND i.state IN (?)", bun.List(dedupeIDs(projectIDs)), openIssueStates)
 	if err := whereIssueViewer(q, viewer, "i.").Group("i.project_id").Scan(ctx, &counts); err != nil {

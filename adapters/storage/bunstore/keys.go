@@ -56,7 +56,7 @@ func (st *keyStore) Create(ctx context.Context, k *domain.SSHKey) error {
 
 func (st *keyStore) Get(ctx context.Context, id int64) (*domain.SSHKey, error) {
 	row := new(keyRow)
-	if err := st.s.idb(ctx).NewSelect().Model(row).Where("id = ?", id).Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(row).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: get key %d: %w", id, readErr(err, "Key"))
 	}
 	k := row.domain()
@@ -65,7 +65,7 @@ func (st *keyStore) Get(ctx context.Context, id int64) (*domain.SSHKey, error) {
 
 func (st *keyStore) ListByUser(ctx context.Context, userID int64, p domain.Page) ([]domain.SSHKey, int, error) {
 	var rows []keyRow
-	q := st.s.idb(ctx).NewSelect().Model(&rows).Where("user_id = ?", userID).Order("id")
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).Where("user_id = ?", userID).Order("id")
 	n, err := page(ctx, q, p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list keys of user %d: %w", userID, err)
@@ -78,7 +78,7 @@ func (st *keyStore) ListByUser(ctx context.Context, userID int64, p domain.Page)
 }
 
 func (st *keyStore) Delete(ctx context.Context, userID, id int64) error {
-	res, err := st.s.idb(ctx).NewDelete().Model((*keyRow)(nil)).
+	res, err := st.s.Conn(ctx).NewDelete().Model((*keyRow)(nil)).
 		Where("id = ? AND user_id = ?", id, userID).Exec(ctx)
 	if err == nil {
 		err = mustAffect(res, "Key")

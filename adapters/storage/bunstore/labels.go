@@ -103,7 +103,7 @@ func (st *labelStore) Ensure(ctx context.Context, projectID int64, names []strin
 	if len(rows) == 0 {
 		return nil
 	}
-	_, err := st.s.idb(ctx).NewInsert().Model(&rows).On("CONFLICT (project_id, name) DO NOTHING").Exec(ctx)
+	_, err := st.s.Conn(ctx).NewInsert().Model(&rows).On("CONFLICT (project_id, name) DO NOTHING").Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("bunstore: ensure %d labels in project %d: %w", len(rows), projectID, writeErr(err, "Project"))
 	}
@@ -112,7 +112,7 @@ func (st *labelStore) Ensure(ctx context.Context, projectID int64, names []strin
 
 func (st *labelStore) GetByName(ctx context.Context, projectID int64, name string) (*domain.Label, error) {
 	row := new(projectLabelRow)
-	err := st.s.idb(ctx).NewSelect().Model(row).Where("lb.project_id = ? AND lb.name = ?", projectID, name).Scan(ctx)
+	err := st.s.Conn(ctx).NewSelect().Model(row).Where("lb.project_id = ? AND lb.name = ?", projectID, name).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get label %q of project %d: %w", name, projectID, readErr(err, "Label"))
 	}
@@ -124,7 +124,7 @@ func (st *labelStore) GetByName(ctx context.Context, projectID int64, name strin
 // the collation).
 func (st *labelStore) List(ctx context.Context, projectID int64) ([]domain.Label, error) {
 	rows := []projectLabelRow{}
-	if err := st.s.idb(ctx).NewSelect().Model(&rows).Where("lb.project_id = ?", projectID).Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("lb.project_id = ?", projectID).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: list labels of project %d: %w", projectID, err)
 	}
 	out := make([]domain.Label, len(rows))
@@ -139,7 +139,7 @@ func (st *labelStore) List(ctx context.Context, projectID int64) ([]domain.Label
 // the confidential ones viewer may not see) and the open merge requests
 // of the project, per label name. Names nothing carries are absent.
 func (st *labelStore) Counts(ctx context.Context, projectID int64, viewer domain.IssueViewer) (map[string]domain.LabelCounts, error) {
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	var issues []struct {
 		Name   string `bun:"name"`
 		Open   int    `bun:"open_issues"`

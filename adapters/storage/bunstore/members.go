@@ -127,7 +127,7 @@ func memberKey(src domain.MemberSource, sourceID, userID int64) (string, []any) 
 func (st *memberStore) Get(ctx context.Context, src domain.MemberSource, sourceID, userID int64) (*domain.Member, error) {
 	row := new(memberRow)
 	where, args := memberKey(src, sourceID, userID)
-	if err := st.s.idb(ctx).NewSelect().Model(row).Where(where, args...).Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(row).Where(where, args...).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: get member %d of %s %d: %w", userID, src, sourceID, readErr(err, "Member"))
 	}
 	m := row.domain()
@@ -171,7 +171,7 @@ func (st *memberStore) Update(ctx context.Context, src domain.MemberSource, sour
 }
 
 func (st *memberStore) Remove(ctx context.Context, src domain.MemberSource, sourceID, userID int64) error {
-	res, err := st.s.idb(ctx).NewDelete().Model((*memberRow)(nil)).
+	res, err := st.s.Conn(ctx).NewDelete().Model((*memberRow)(nil)).
 		Where("source = ? AND source_id = ? AND user_id = ?", string(src), sourceID, userID).Exec(ctx)
 	if err == nil {
 		err = mustAffect(res, "Member")
@@ -185,7 +185,7 @@ func (st *memberStore) Remove(ctx context.Context, src domain.MemberSource, sour
 // List orders by user ID; search matches username or name, case-insensitively.
 func (st *memberStore) List(ctx context.Context, src domain.MemberSource, sourceID int64, search string, p domain.Page) ([]domain.Member, int, error) {
 	rows := []memberRow{}
-	q := st.s.idb(ctx).NewSelect().Model(&rows).
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).
 		Where("m.source = ? AND m.source_id = ?", string(src), sourceID).
 		Order("m.user_id")
 	if search != "" {
@@ -203,7 +203,7 @@ func (st *memberStore) List(ctx context.Context, src domain.MemberSource, source
 // OfUser orders by source, then source ID.
 func (st *memberStore) OfUser(ctx context.Context, userID int64) ([]domain.Member, error) {
 	rows := []memberRow{}
-	if err := st.s.idb(ctx).NewSelect().Model(&rows).Where("m.user_id = ?", userID).
+	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("m.user_id = ?", userID).
 		Order("m.source", "m.source_id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: memberships of user %d: %w", userID, err)
 	}
@@ -216,7 +216,7 @@ func (st *memberStore) InSources(ctx context.Context, userID int64, src domain.M
 	if len(sourceIDs) == 0 {
 		return []domain.Member{}, nil
 	}
-	if err := st.s.idb(ctx).NewSelect().Model(&rows).
+	if err := st.s.Conn(ctx).NewSelect().Model(&rows).
 		Where("m.user_id = ? AND m.source = ? AND m.source_id IN (?)", userID, string(src), bun.List(dedupeIDs(sourceIDs))).
 		Order("m.source_id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: memberships of user %d in %d %ss: %w", userID, len(sourceIDs), src, err)
@@ -227,7 +227,7 @@ func (st *memberStore) InSources(ctx context.Context, userID int64, src domain.M
 // CountOwners counts direct Owner memberships of the group that have not
 // expired at the current time.
 func (st *memberStore) CountOwners(ctx context.Context, groupID int64) (int, error) {
-	n, err := st.s.idb(ctx).NewSelect().Model((*memberRow)(nil)).
+	n, err := st.s.Conn(ctx).NewSelect().Model((*memberRow)(nil)).
 		Where("m.source = ? AND m.source_id = ? AND m.access_level = ?", string(domain.MemberOfGroup), groupID, int(domain.Owner)).
 		Where("(m.expires_at IS NULL OR m.expires_at > ?)", now()).
 		Count(ctx)
@@ -266,7 +266,7 @@ func (st *memberStore) Share(ctx context.Context, s *domain.ProjectShare) error 
 
 // missingShareParent names what a share's foreign-key violation was about.
 func (st *memberStore) missingShareParent(ctx context.Context, projectID, groupID int64) error {
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	ok, err := db.NewSelect().Model((*projectRow)(nil)).Where("id = ?", projectID).Exists(ctx)
 	if err != nil {
 		return err
@@ -278,7 +278,7 @@ func (st *memberStore) missingShareParent(ctx context.Context, projectID, groupI
 }
 
 func (st *memberStore) Unshare(ctx context.Context, projectID, groupID int64) error {
-	res, err := st.s.idb(ctx).NewDelete().Model((*shareRow)(nil)).
+	res, err := st.s.Conn(ctx).NewDelete().Model((*shareRow)(nil)).
 		Where("project_id = ? AND group_id = ?", projectID, groupID).Exec(ctx)
 	if err == nil {
 		err = mustAffect(res, "Group Link")
@@ -312,7 +312,7 @@ func (st *memberStore) SharesOfProjects(ctx context.Context, projectIDs []int64)
 
 func (st *memberStore) shares(ctx context.Context, where string, arg any) ([]domain.ProjectShare, error) {
 	rows := []shareRow{}
-	if err := st.s.idb(ctx).NewSelect().Model(&rows).Where(where, arg).Order("s.project_id", "s.group_id").Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where(where, arg).Order("s.project_id", "s.group_id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: list project shares: %w", err)
 	}
 	return shareSlice(rows), nil

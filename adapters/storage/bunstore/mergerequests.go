@@ -220,7 +220,7 @@ func (st *mergeRequestStore) writeErr(ctx context.Context, err error, row *merge
 		return conflict(detail)
 	}
 	titles := []string{}
-	if qerr := st.s.idb(ctx).NewSelect().Model((*mergeRequestRow)(nil)).Column("mr.title").
+	if qerr := st.s.Conn(ctx).NewSelect().Model((*mergeRequestRow)(nil)).Column("mr.title").
 		Where("mr.source_project_id = ? AND mr.source_branch = ?", row.SourceProjectID, row.SourceBranch).
 		Where("mr.target_project_id = ? AND mr.target_branch = ?", row.TargetProjectID, row.TargetBranch).
 		Where("mr.state IN (?) AND mr.id <> ?", openStates, row.ID).
@@ -235,7 +235,7 @@ func (st *mergeRequestStore) writeErr(ctx context.Context, err error, row *merge
 }
 
 func (st *mergeRequestStore) Get(ctx context.Context, projectID, iid int64) (*domain.MergeRequest, error) {
-	m, err := st.one(ctx, st.s.idb(ctx), false, "mr.project_id = ? AND mr.iid = ?", projectID, iid)
+	m, err := st.one(ctx, st.s.Conn(ctx), false, "mr.project_id = ? AND mr.iid = ?", projectID, iid)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get merge request !%d of project %d: %w", iid, projectID, err)
 	}
@@ -243,7 +243,7 @@ func (st *mergeRequestStore) Get(ctx context.Context, projectID, iid int64) (*do
 }
 
 func (st *mergeRequestStore) GetByID(ctx context.Context, id int64) (*domain.MergeRequest, error) {
-	m, err := st.one(ctx, st.s.idb(ctx), false, "mr.id = ?", id)
+	m, err := st.one(ctx, st.s.Conn(ctx), false, "mr.id = ?", id)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get merge request %d: %w", id, err)
 	}
@@ -275,7 +275,7 @@ func (st *mergeRequestStore) GetMany(ctx context.Context, ids []int64) ([]domain
 		return []domain.MergeRequest{}, nil
 	}
 	rows := []mergeRequestRow{}
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	if err := st.query(db, &rows).Where("mr.id IN (?)", bun.List(dedupeIDs(ids))).Order("mr.id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: get %d merge requests: %w", len(ids), err)
 	}
@@ -394,7 +394,7 @@ func (st *mergeRequestStore) List(ctx context.Context, f domain.MergeRequestFilt
 	if !ok {
 		return nil, 0, fmt.Errorf("bunstore: list merge requests: %w", core.InvalidParam("order_by"))
 	}
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	rows := []mergeRequestRow{}
 	q := st.query(db, &rows)
 	if f.ProjectID != 0 {
@@ -459,7 +459,7 @@ func (st *mergeRequestStore) List(ctx context.Context, f domain.MergeRequestFilt
 // project (the merge request may target another project) and the target
 // branch in projectID as the target; ordered by ID.
 func (st *mergeRequestStore) OpenOnBranch(ctx context.Context, projectID int64, branch string) ([]domain.MergeRequest, error) {
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	rows := []mergeRequestRow{}
 	err := st.query(db, &rows).
 		Where("mr.state IN (?)", openStates).
@@ -478,7 +478,7 @@ func (st *mergeRequestStore) OpenOnBranch(ctx context.Context, projectID int64, 
 
 // Locked orders by LockedAt, oldest first.
 func (st *mergeRequestStore) Locked(ctx context.Context, before time.Time) ([]domain.MergeRequest, error) {
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	rows := []mergeRequestRow{}
 	err := st.query(db, &rows).
 		Where("mr.locked_at IS NOT NULL AND mr.locked_at < ?", ts(before)).

@@ -101,7 +101,7 @@ RETURNING last_iid`, m.ProjectID).Scan(ctx, &row.IID); err != nil {
 
 func (st *milestoneStore) Get(ctx context.Context, projectID, id int64) (*domain.Milestone, error) {
 	row := new(milestoneRow)
-	err := st.s.idb(ctx).NewSelect().Model(row).Where("ms.project_id = ? AND ms.id = ?", projectID, id).Scan(ctx)
+	err := st.s.Conn(ctx).NewSelect().Model(row).Where("ms.project_id = ? AND ms.id = ?", projectID, id).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get milestone %d of project %d: %w", id, projectID, readErr(err, "Milestone"))
 	}
@@ -116,7 +116,7 @@ func (st *milestoneStore) GetMany(ctx context.Context, ids []int64) ([]domain.Mi
 		return out, nil
 	}
 	rows := []milestoneRow{}
-	err := st.s.idb(ctx).NewSelect().Model(&rows).Where("ms.id IN (?)", bun.List(dedupeIDs(ids))).Order("ms.id").Scan(ctx)
+	err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("ms.id IN (?)", bun.List(dedupeIDs(ids))).Order("ms.id").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get %d milestones: %w", len(ids), err)
 	}
@@ -129,7 +129,7 @@ func (st *milestoneStore) GetMany(ctx context.Context, ids []int64) ([]domain.Mi
 // IDsByTitle matches the title exactly (at most one, titles being unique).
 func (st *milestoneStore) IDsByTitle(ctx context.Context, projectID int64, title string) ([]int64, error) {
 	ids := []int64{}
-	err := st.s.idb(ctx).NewSelect().Model((*milestoneRow)(nil)).Column("ms.id").
+	err := st.s.Conn(ctx).NewSelect().Model((*milestoneRow)(nil)).Column("ms.id").
 		Where("ms.project_id = ? AND ms.title = ?", projectID, title).Order("ms.id").Scan(ctx, &ids)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: milestones titled %q in project %d: %w", title, projectID, err)
@@ -205,7 +205,7 @@ func (st *milestoneStore) Delete(ctx context.Context, projectID, id int64) error
 // the page.
 func (st *milestoneStore) List(ctx context.Context, f domain.MilestoneFilter) ([]domain.Milestone, int, error) {
 	rows := []milestoneRow{}
-	q := st.s.idb(ctx).NewSelect().Model(&rows).Where("ms.project_id = ?", f.ProjectID)
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).Where("ms.project_id = ?", f.ProjectID)
 	if len(f.IIDs) > 0 {
 		q = q.Where("ms.iid IN (?)", bun.List(dedupeIDs(f.IIDs)))
 	}

@@ -160,7 +160,7 @@ func (st *namespaceStore) ForUser(ctx context.Context, userID int64) (*domain.Na
 
 func (st *namespaceStore) getWhere(ctx context.Context, op, where string, arg any) (*domain.Namespace, error) {
 	row := new(namespaceRow)
-	if err := st.s.idb(ctx).NewSelect().Model(row).Where(where, arg).Limit(1).Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(row).Where(where, arg).Limit(1).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: %s: %w", op, readErr(err, "Namespace"))
 	}
 	n := row.domain()
@@ -172,7 +172,7 @@ func (st *namespaceStore) GetMany(ctx context.Context, ids []int64) ([]domain.Na
 		return []domain.Namespace{}, nil
 	}
 	var rows []namespaceRow
-	if err := st.s.idb(ctx).NewSelect().Model(&rows).Where("id IN (?)", bun.List(dedupeIDs(ids))).Order("id").Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("id IN (?)", bun.List(dedupeIDs(ids))).Order("id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: get %d namespaces: %w", len(ids), err)
 	}
 	return namespaceSlice(rows), nil
@@ -356,7 +356,7 @@ func deleteNamespaceTree(ctx context.Context, db bun.IDB, id int64) error {
 // ancestors.
 func (st *namespaceStore) Ancestors(ctx context.Context, id int64) ([]domain.Namespace, error) {
 	var rows []namespaceRow
-	err := st.s.idb(ctx).NewRaw(`WITH RECURSIVE up(id, depth) AS (
+	err := st.s.Conn(ctx).NewRaw(`WITH RECURSIVE up(id, depth) AS (
 	SELECT parent_id, 1 FROM namespaces WHERE id = ? AND parent_id IS NOT NULL
 	UNION ALL
 	SELECT n.parent_id, up.depth + 1 FROM namespaces n JOIN up ON n.id = up.id WHERE n.parent_id IS NOT NULL AND up.depth < 1000
@@ -383,7 +383,7 @@ func (st *namespaceStore) walk(ctx context.Context, what, query string, ids []in
 		return out, nil
 	}
 	list := bun.List(dedupeIDs(ids))
-	if err := st.s.idb(ctx).NewRaw(query, list, list).Scan(ctx, &out); err != nil {
+	if err := st.s.Conn(ctx).NewRaw(query, list, list).Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("bunstore: %s of %d namespaces: %w", what, len(ids), err)
 	}
 	return out, nil
@@ -394,7 +394,7 @@ func (st *namespaceStore) OfProjects(ctx context.Context, projectIDs []int64) ([
 	if len(projectIDs) == 0 {
 		return out, nil
 	}
-	err := st.s.idb(ctx).NewSelect().Model((*namespaceRow)(nil)).ColumnExpr("DISTINCT n.id").
+	err := st.s.Conn(ctx).NewSelect().Model((*namespaceRow)(nil)).ColumnExpr("DISTINCT n.id").
 		Join("JOIN projects AS p ON p.namespace_id = n.id").
 		Where("p.id IN (?)", bun.List(dedupeIDs(projectIDs))).
 		Where("n.kind = ?", string(domain.NamespaceGroup)).
@@ -421,7 +421,7 @@ func (st *namespaceStore) ListGroups(ctx context.Context, f domain.GroupFilter) 
 	default:
 		return nil, 0, fmt.Errorf("bunstore: list groups: %w", core.InvalidParam("order_by"))
 	}
-	q := st.s.idb(ctx).NewSelect().Model(&rows).Where("n.kind = ?", string(domain.NamespaceGroup))
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).Where("n.kind = ?", string(domain.NamespaceGroup))
 	if !f.All {
 		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			q = q.WhereOr("n.visibility = ?", string(domain.Public))
@@ -464,7 +464,7 @@ func (st *namespaceStore) Search(ctx context.Context, search string, ids []int64
 	if idsSet && len(ids) == 0 {
 		return []domain.Namespace{}, 0, nil
 	}
-	q := st.s.idb(ctx).NewSelect().Model(&rows).Order("n.id")
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).Order("n.id")
 	if len(ids) > 0 {
 		q = q.Where("n.id IN (?)", bun.List(dedupeIDs(ids)))
 	}

@@ -72,7 +72,7 @@ func (st *noteStore) Create(ctx context.Context, n *domain.Note) error {
 
 func (st *noteStore) Get(ctx context.Context, id int64) (*domain.Note, error) {
 	row := new(noteRow)
-	if err := st.s.idb(ctx).NewSelect().Model(row).Where("n.id = ?", id).Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(row).Where("n.id = ?", id).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: get note %d: %w", id, readErr(err, "Note"))
 	}
 	n := row.domain()
@@ -85,7 +85,7 @@ func (st *noteStore) GetMany(ctx context.Context, ids []int64) ([]domain.Note, e
 		return nil, nil
 	}
 	rows := []noteRow{}
-	if err := st.s.idb(ctx).NewSelect().Model(&rows).Where("n.id IN (?)", bun.List(dedupeIDs(ids))).Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("n.id IN (?)", bun.List(dedupeIDs(ids))).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: get notes: %w", err)
 	}
 	out := make([]domain.Note, len(rows))
@@ -111,7 +111,7 @@ func (st *noteStore) Query(ctx context.Context, nq domain.NoteQuery) ([]domain.N
 	if nq.Descending {
 		dir = "DESC"
 	}
-	q := st.s.idb(ctx).NewSelect().Model(&rows).
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).
 		Where("n.noteable_type = ? AND n.noteable_id = ?", nq.NoteableType, nq.NoteableID).
 		OrderExpr(col + " " + dir + ", n.id " + dir)
 	total, err := page(ctx, q, nq.Page)
@@ -165,7 +165,7 @@ func (st *noteStore) Update(ctx context.Context, id int64, fn func(n *domain.Not
 }
 
 func (st *noteStore) Delete(ctx context.Context, id int64) error {
-	res, err := st.s.idb(ctx).NewDelete().Model((*noteRow)(nil)).Where("id = ?", id).Exec(ctx)
+	res, err := st.s.Conn(ctx).NewDelete().Model((*noteRow)(nil)).Where("id = ?", id).Exec(ctx)
 	if err == nil {
 		err = mustAffect(res, "Note")
 	}
@@ -177,7 +177,7 @@ func (st *noteStore) Delete(ctx context.Context, id int64) error {
 
 // DeleteNoteable removes every note of one noteable; none is no error.
 func (st *noteStore) DeleteNoteable(ctx context.Context, noteableType string, noteableID int64) error {
-	_, err := st.s.idb(ctx).NewDelete().Model((*noteRow)(nil)).
+	_, err := st.s.Conn(ctx).NewDelete().Model((*noteRow)(nil)).
 		Where("noteable_type = ? AND noteable_id = ?", noteableType, noteableID).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("bunstore: delete notes of %s %d: %w", noteableType, noteableID, err)
@@ -195,7 +195,7 @@ func (st *noteStore) CountUserNotes(ctx context.Context, noteableType string, id
 		ID int64 `bun:"noteable_id"`
 		N  int   `bun:"n"`
 	}
-	err := st.s.idb(ctx).NewSelect().Model((*noteRow)(nil)).
+	err := st.s.Conn(ctx).NewSelect().Model((*noteRow)(nil)).
 		Column("n.noteable_id").ColumnExpr("count(*) AS n").
 		Where("n.noteable_type = ? AND n.noteable_id IN (?) AND n.system = ?", noteableType, bun.List(dedupeIDs(ids)), false).
 		Group("n.noteable_id").Scan(ctx, &counts)

@@ -219,7 +219,7 @@ func (st *projectStore) writeErr(ctx context.Context, err error, row *projectRow
 		return err
 	}
 	var name, path int
-	qerr := st.s.idb(ctx).NewSelect().Model((*projectRow)(nil)).
+	qerr := st.s.Conn(ctx).NewSelect().Model((*projectRow)(nil)).
 		ColumnExpr("coalesce(max(CASE WHEN lower(p.name) = lower(?) THEN 1 ELSE 0 END), 0)", row.Name).
 		ColumnExpr("coalesce(max(CASE WHEN lower(p.path) = lower(?) THEN 1 ELSE 0 END), 0)", row.Path).
 		Where("p.namespace_id = ? AND p.id <> ?", row.NamespaceID, except).
@@ -243,7 +243,7 @@ func (st *projectStore) writeErr(ctx context.Context, err error, row *projectRow
 
 func (st *projectStore) Get(ctx context.Context, id int64) (*domain.Project, error) {
 	row := new(projectRow)
-	if err := st.s.idb(ctx).NewSelect().Model(row).Where("p.id = ?", id).Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(row).Where("p.id = ?", id).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: get project %d: %w", id, readErr(err, "Project"))
 	}
 	p := row.domain()
@@ -258,7 +258,7 @@ func (st *projectStore) GetByFullPath(ctx context.Context, fullPath string) (*do
 		return nil, fmt.Errorf("bunstore: get project %q: %w", fullPath, core.NotFound("Project"))
 	}
 	row := new(projectRow)
-	err := st.s.idb(ctx).NewSelect().Model(row).
+	err := st.s.Conn(ctx).NewSelect().Model(row).
 		Join("JOIN namespaces AS n ON n.id = p.namespace_id").
 		Where("lower(n.full_path) = lower(?) AND lower(p.path) = lower(?)", fullPath[:i], fullPath[i+1:]).
 		Limit(1).Scan(ctx)
@@ -275,7 +275,7 @@ func (st *projectStore) GetMany(ctx context.Context, ids []int64) ([]domain.Proj
 		return []domain.Project{}, nil
 	}
 	var rows []projectRow
-	if err := st.s.idb(ctx).NewSelect().Model(&rows).Where("p.id IN (?)", bun.List(dedupeIDs(ids))).Order("p.id").Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("p.id IN (?)", bun.List(dedupeIDs(ids))).Order("p.id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: get %d projects: %w", len(ids), err)
 	}
 	return projectSlice(rows), nil
@@ -387,7 +387,7 @@ func (st *projectStore) List(ctx context.Context, f domain.ProjectFilter) ([]dom
 	if f.OnlyIDsSet && len(f.OnlyIDs) == 0 {
 		return []domain.Project{}, 0, nil
 	}
-	q := whereReadable(st.s.idb(ctx).NewSelect().Model(&rows), f.Readable, "p.")
+	q := whereReadable(st.s.Conn(ctx).NewSelect().Model(&rows), f.Readable, "p.")
 	if len(f.NamespaceIDs) > 0 {
 		q = q.Where("p.namespace_id IN (?)", bun.List(dedupeIDs(f.NamespaceIDs)))
 	}
@@ -426,7 +426,7 @@ func (st *projectStore) List(ctx context.Context, f domain.ProjectFilter) ([]dom
 }
 
 func (st *projectStore) CountInNamespace(ctx context.Context, namespaceID int64) (int, error) {
-	n, err := st.s.idb(ctx).NewSelect().Model((*projectRow)(nil)).Where("p.namespace_id = ?", namespaceID).Count(ctx)
+	n, err := st.s.Conn(ctx).NewSelect().Model((*projectRow)(nil)).Where("p.namespace_id = ?", namespaceID).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("bunstore: count projects in namespace %d: %w", namespaceID, err)
 	}
@@ -498,7 +498,7 @@ func (st *projectStore) addStars(ctx context.Context, db bun.IDB, projectID int6
 
 // AddForks moves forks_count by delta in one statement (never below 0).
 func (st *projectStore) AddForks(ctx context.Context, projectID int64, delta int) error {
-	res, err := st.s.idb(ctx).NewUpdate().Model((*projectRow)(nil)).
+	res, err := st.s.Conn(ctx).NewUpdate().Model((*projectRow)(nil)).
 		Set("forks_count = CASE WHEN forks_count + ? < 0 THEN 0 ELSE forks_count + ? END", delta, delta).
 		Where("id = ?", projectID).Exec(ctx)
 	if err == nil {
@@ -518,7 +518,7 @@ func (st *projectStore) Starred(ctx context.Context, userID int64, projectIDs []
 		return out, nil
 	}
 	var ids []int64
-	err := st.s.idb(ctx).NewSelect().Model((*starRow)(nil)).Column("project_id").
+	err := st.s.Conn(ctx).NewSelect().Model((*starRow)(nil)).Column("project_id").
 		Where("user_id = ? AND project_id IN (?)", userID, bun.List(dedupeIDs(projectIDs))).Scan(ctx, &ids)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: stars of user %d: %w", userID, err)
@@ -532,7 +532,7 @@ func (st *projectStore) Starred(ctx context.Context, userID int64, projectIDs []
 // PendingImports orders by ID.
 func (st *projectStore) PendingImports(ctx context.Context) ([]domain.Project, error) {
 	rows := []projectRow{}
-	err := st.s.idb(ctx).NewSelect().Model(&rows).
+	err := st.s.Conn(ctx).NewSelect().Model(&rows).
 		Where("p.import_status IN (?)", bun.List([]string{domain.ImportScheduled, domain.ImportStarted})).
 		Order("p.id").Scan(ctx)
 	if err != nil {
@@ -544,7 +544,7 @@ func (st *projectStore) PendingImports(ctx context.Context) ([]domain.Project, e
 // Forks orders by ID.
 func (st *projectStore) Forks(ctx context.Context, projectID int64) ([]int64, error) {
 	out := []int64{}
-	err := st.s.idb(ctx).NewSelect().Model((*projectRow)(nil)).Column("id").
+	err := st.s.Conn(ctx).NewSelect().Model((*projectRow)(nil)).Column("id").
 		Where("p.forked_from_id = ?", projectID).Order("p.id").Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: forks of project %d: %w", projectID, err)
@@ -558,7 +558,7 @@ var _ ports.ProjectStore = (*projectStore)(nil)
 // it moves; a second one tells a missing project from a later activity.
 func (st *projectStore) TouchActivity(ctx context.Context, id int64, at time.Time) error {
 	t := ts(at)
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	res, err := db.NewUpdate().Model((*projectRow)(nil)).Set("last_activity_at = ?", t).
 		Where("id = ? AND last_activity_at < ?", id, t).Exec(ctx)
 	if err != nil {

@@ -67,7 +67,7 @@ func (st *protectedBranchStore) Protect(ctx context.Context, b domain.ProtectedB
 
 // Unprotect deletes the rule; nothing to delete is no error.
 func (st *protectedBranchStore) Unprotect(ctx context.Context, projectID int64, name string) error {
-	_, err := st.s.idb(ctx).NewDelete().Model((*protectedBranchRow)(nil)).
+	_, err := st.s.Conn(ctx).NewDelete().Model((*protectedBranchRow)(nil)).
 		Where("project_id = ? AND name = ?", projectID, name).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("bunstore: unprotect branch %q of project %d: %w", name, projectID, err)
@@ -78,7 +78,7 @@ func (st *protectedBranchStore) Unprotect(ctx context.Context, projectID int64, 
 // List orders by name (byte order on both dialects), then ID.
 func (st *protectedBranchStore) List(ctx context.Context, projectID int64) ([]domain.ProtectedBranch, error) {
 	rows := []protectedBranchRow{}
-	if err := st.s.idb(ctx).NewSelect().Model(&rows).Where("pb.project_id = ?", projectID).
+	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("pb.project_id = ?", projectID).
 		OrderExpr(byteOrder(st.s, "pb.name")).Order("pb.id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: list protected branches of project %d: %w", projectID, err)
 	}
@@ -151,7 +151,7 @@ func (st *releaseStore) Create(ctx context.Context, r domain.Release) (domain.Re
 // Update sets the description and moves UpdatedAt to now in one statement.
 func (st *releaseStore) Update(ctx context.Context, projectID int64, tag, description string) (domain.Release, error) {
 	row := new(releaseRow)
-	res, err := st.s.idb(ctx).NewUpdate().Model(row).
+	res, err := st.s.Conn(ctx).NewUpdate().Model(row).
 		Set("description = ?", description).Set("updated_at = ?", now()).
 		Where("project_id = ? AND tag_name = ?", projectID, tag).
 		Returning("*").Exec(ctx)
@@ -166,7 +166,7 @@ func (st *releaseStore) Update(ctx context.Context, projectID int64, tag, descri
 
 func (st *releaseStore) Get(ctx context.Context, projectID int64, tag string) (domain.Release, error) {
 	row := new(releaseRow)
-	if err := st.s.idb(ctx).NewSelect().Model(row).
+	if err := st.s.Conn(ctx).NewSelect().Model(row).
 		Where("r.project_id = ? AND r.tag_name = ?", projectID, tag).Scan(ctx); err != nil {
 		return domain.Release{}, fmt.Errorf("bunstore: get release of tag %q in project %d: %w", tag, projectID, readErr(err, "Release"))
 	}
@@ -180,7 +180,7 @@ func (st *releaseStore) ListByTags(ctx context.Context, projectID int64, tags []
 		return out, nil
 	}
 	rows := []releaseRow{}
-	if err := st.s.idb(ctx).NewSelect().Model(&rows).
+	if err := st.s.Conn(ctx).NewSelect().Model(&rows).
 		Where("r.project_id = ? AND r.tag_name IN (?)", projectID, bun.List(dedupeStrings(tags))).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: list releases of %d tags in project %d: %w", len(tags), projectID, err)
 	}
@@ -192,7 +192,7 @@ func (st *releaseStore) ListByTags(ctx context.Context, projectID int64, tags []
 
 // Delete removes the release; nothing to delete is no error.
 func (st *releaseStore) Delete(ctx context.Context, projectID int64, tag string) error {
-	if _, err := st.s.idb(ctx).NewDelete().Model((*releaseRow)(nil)).
+	if _, err := st.s.Conn(ctx).NewDelete().Model((*releaseRow)(nil)).
 		Where("project_id = ? AND tag_name = ?", projectID, tag).Exec(ctx); err != nil {
 		return fmt.Errorf("bunstore: delete release of tag %q in project %d: %w", tag, projectID, err)
 	}
@@ -270,7 +270,7 @@ func (st *commitCommentStore) Create(ctx context.Context, c domain.CommitComment
 // count and the page.
 func (st *commitCommentStore) List(ctx context.Context, projectID int64, commitID string, p domain.Page) ([]domain.CommitComment, int, error) {
 	rows := []commitCommentRow{}
-	q := st.s.idb(ctx).NewSelect().Model(&rows).
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).
 		Where("cc.project_id = ? AND cc.commit_id = ?", projectID, commitID).
 		Order("cc.created_at", "cc.id")
 	n, err := page(ctx, q, p)

@@ -96,7 +96,7 @@ func (st *snippetStore) Create(ctx context.Context, s *domain.Snippet) error {
 }
 
 func (st *snippetStore) Get(ctx context.Context, projectID, id int64) (*domain.Snippet, error) {
-	s, err := st.one(ctx, st.s.idb(ctx), false, projectID, id)
+	s, err := st.one(ctx, st.s.Conn(ctx), false, projectID, id)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get snippet %d of project %d: %w", id, projectID, err)
 	}
@@ -190,7 +190,7 @@ func (st *snippetStore) Delete(ctx context.Context, projectID, id int64) error {
 // neither, nothing. Newest first (created_at, then ID), two queries.
 func (st *snippetStore) List(ctx context.Context, f domain.SnippetFilter) ([]domain.Snippet, int, error) {
 	rows := []snippetRow{}
-	q := st.s.idb(ctx).NewSelect().Model(&rows).Where("sn.project_id = ?", f.ProjectID)
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).Where("sn.project_id = ?", f.ProjectID)
 	vis := make([]string, 0, len(f.Visibilities))
 	for _, v := range f.Visibilities {
 		vis = append(vis, string(v))

@@ -112,8 +112,11 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// idb is the transaction carried by ctx, or the database.
-func (s *Store) idb(ctx context.Context) bun.IDB {
+// Conn is the transaction ctx carries (from ports.TxManager.WithinTx), or
+// the database when it carries none. A store of another module's own
+// tables, built over the same *bun.DB, writes through Conn to join
+// Hearth's transactions: its rows commit or roll back with Hearth's.
+func (s *Store) Conn(ctx context.Context) bun.IDB {
 	if f := s.tx.frame(ctx); f != nil {
 		return f.tx
 	}
@@ -124,7 +127,7 @@ func (s *Store) idb(ctx context.Context) bun.IDB {
 // one, a new transaction otherwise. Multi-statement writes and
 // read-modify-write use it.
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, db bun.IDB) error) error {
-	return s.tx.WithinTx(ctx, func(ctx context.Context) error { return fn(ctx, s.idb(ctx)) })
+	return s.tx.WithinTx(ctx, func(ctx context.Context) error { return fn(ctx, s.Conn(ctx)) })
 }
 
 // guarded runs one statement that may violate a constraint. Outside a

@@ -44,7 +44,7 @@ func (st *subscriptionStore) Set(ctx context.Context, target domain.Subject, use
 
 func (st *subscriptionStore) Get(ctx context.Context, target domain.Subject, userID int64) (*bool, error) {
 	var subscribed bool
-	err := st.s.idb(ctx).NewSelect().Model((*subscriptionRow)(nil)).Column("sub.subscribed").
+	err := st.s.Conn(ctx).NewSelect().Model((*subscriptionRow)(nil)).Column("sub.subscribed").
 		Where("sub.subject_type = ? AND sub.subject_id = ? AND sub.user_id = ?", target.Type, target.ID, userID).
 		Scan(ctx, &subscribed)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -62,7 +62,7 @@ func (st *subscriptionStore) OfUser(ctx context.Context, userID int64, targetTyp
 		return out, nil
 	}
 	var rows []subscriptionRow
-	err := st.s.idb(ctx).NewSelect().Model(&rows).
+	err := st.s.Conn(ctx).NewSelect().Model(&rows).
 		Where("sub.user_id = ? AND sub.subject_type = ? AND sub.subject_id IN (?)", userID, targetType, bun.List(dedupeIDs(ids))).
 		Scan(ctx)
 	if err != nil {
@@ -75,7 +75,7 @@ func (st *subscriptionStore) OfUser(ctx context.Context, userID int64, targetTyp
 }
 
 func (st *subscriptionStore) DeleteTarget(ctx context.Context, target domain.Subject) error {
-	if _, err := st.s.idb(ctx).NewDelete().Model((*subscriptionRow)(nil)).
+	if _, err := st.s.Conn(ctx).NewDelete().Model((*subscriptionRow)(nil)).
 		Where("subject_type = ? AND subject_id = ?", target.Type, target.ID).Exec(ctx); err != nil {
 		return fmt.Errorf("bunstore: delete subscriptions to %s %d: %w", target.Type, target.ID, err)
 	}

@@ -84,7 +84,7 @@ func (st *todoStore) CreatePending(ctx context.Context, t *domain.Todo) (*domain
 			return &out, true, nil
 		}
 		existing := new(todoRow)
-		err = st.s.idb(ctx).NewSelect().Model(existing).
+		err = st.s.Conn(ctx).NewSelect().Model(existing).
 			Where("td.user_id = ? AND td.target_type = ? AND td.target_id = ? AND td.action = ? AND td.state = ?",
 				row.UserID, row.TargetType, row.TargetID, row.Action, domain.TodoPending).
 			Scan(ctx)
@@ -113,7 +113,7 @@ func (st *todoStore) insertPending(ctx context.Context, row *todoRow) (bool, err
 	})
 	if foreignKeyViolation(err) {
 		var users int
-		if qerr := st.s.idb(ctx).NewSelect().Table("users").ColumnExpr("count(*)").Where("id = ?", row.UserID).Scan(ctx, &users); qerr == nil && users == 0 {
+		if qerr := st.s.Conn(ctx).NewSelect().Table("users").ColumnExpr("count(*)").Where("id = ?", row.UserID).Scan(ctx, &users); qerr == nil && users == 0 {
 			return false, core.NotFound("User")
 		}
 		return false, core.NotFound("Project")
@@ -123,7 +123,7 @@ func (st *todoStore) insertPending(ctx context.Context, row *todoRow) (bool, err
 
 func (st *todoStore) Get(ctx context.Context, userID, id int64) (*domain.Todo, error) {
 	row := new(todoRow)
-	if err := st.s.idb(ctx).NewSelect().Model(row).Where("td.id = ? AND td.user_id = ?", id, userID).Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(row).Where("td.id = ? AND td.user_id = ?", id, userID).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: get todo %d of user %d: %w", id, userID, readErr(err, "Todo"))
 	}
 	t := row.domain()
@@ -137,7 +137,7 @@ func (st *todoStore) List(ctx context.Context, f domain.TodoFilter) ([]domain.To
 	if state == "" {
 		state = domain.TodoPending
 	}
-	q := st.s.idb(ctx).NewSelect().Model(&rows).Where("td.user_id = ? AND td.state = ?", f.UserID, state)
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).Where("td.user_id = ? AND td.state = ?", f.UserID, state)
 	if f.Action != "" {
 		q = q.Where("td.action = ?", f.Action)
 	}
@@ -208,7 +208,7 @@ func (st *todoStore) MarkTargetDone(ctx context.Context, userID int64, target do
 // markDone marks the pending todos where selects done in one statement and
 // counts them.
 func (st *todoStore) markDone(ctx context.Context, where func(*bun.UpdateQuery) *bun.UpdateQuery) (int, error) {
-	q := st.s.idb(ctx).NewUpdate().Model((*todoRow)(nil)).
+	q := st.s.Conn(ctx).NewUpdate().Model((*todoRow)(nil)).
 		Set("state = ?, updated_at = ?", domain.TodoDone, now()).
 		Where("state = ?", domain.TodoPending)
 	res, err := where(q).Exec(ctx)
@@ -220,7 +220,7 @@ func (st *todoStore) markDone(ctx context.Context, where func(*bun.UpdateQuery) 
 }
 
 func (st *todoStore) DeleteTarget(ctx context.Context, target domain.Subject) error {
-	if _, err := st.s.idb(ctx).NewDelete().Model((*todoRow)(nil)).
+	if _, err := st.s.Conn(ctx).NewDelete().Model((*todoRow)(nil)).
 		Where("target_type = ? AND target_id = ?", target.Type, target.ID).Exec(ctx); err != nil {
 		return fmt.Errorf("bunstore: delete todos on %s %d: %w", target.Type, target.ID, err)
 	}

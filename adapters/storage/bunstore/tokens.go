@@ -84,7 +84,7 @@ func (st *tokenStore) GetByDigest(ctx context.Context, digest string) (*domain.T
 
 func (st *tokenStore) getWhere(ctx context.Context, op, where string, arg any) (*domain.Token, error) {
 	row := new(tokenRow)
-	if err := st.s.idb(ctx).NewSelect().Model(row).Where(where, arg).Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(row).Where(where, arg).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: %s: %w", op, readErr(err, "Token"))
 	}
 	t := row.domain()
@@ -96,7 +96,7 @@ func (st *tokenStore) getWhere(ctx context.Context, op, where string, arg any) (
 // inactive is the complement. A zero f.Now means the current time.
 func (st *tokenStore) List(ctx context.Context, f ports.TokenFilter) ([]domain.Token, int, error) {
 	var rows []tokenRow
-	q := st.s.idb(ctx).NewSelect().Model(&rows).Order("id")
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).Order("id")
 	if f.UserID != 0 {
 		q = q.Where("user_id = ?", f.UserID)
 	}
@@ -130,7 +130,7 @@ func (st *tokenStore) List(ctx context.Context, f ports.TokenFilter) ([]domain.T
 }
 
 func (st *tokenStore) Revoke(ctx context.Context, id int64) error {
-	res, err := st.s.idb(ctx).NewUpdate().Model((*tokenRow)(nil)).
+	res, err := st.s.Conn(ctx).NewUpdate().Model((*tokenRow)(nil)).
 		Set("revoked = ?", true).Where("id = ?", id).Exec(ctx)
 	if err == nil {
 		err = mustAffect(res, "Token")
@@ -142,7 +142,7 @@ func (st *tokenStore) Revoke(ctx context.Context, id int64) error {
 }
 
 func (st *tokenStore) TouchLastUsed(ctx context.Context, id int64, at time.Time) error {
-	res, err := st.s.idb(ctx).NewUpdate().Model((*tokenRow)(nil)).
+	res, err := st.s.Conn(ctx).NewUpdate().Model((*tokenRow)(nil)).
 		Set("last_used_at = ?", ts(at)).Where("id = ?", id).Exec(ctx)
 	if err == nil {
 		err = mustAffect(res, "Token")
@@ -156,7 +156,7 @@ func (st *tokenStore) TouchLastUsed(ctx context.Context, id int64, at time.Time)
 // PruneSessions keeps the newest keep session tokens (by ID, which grows
 // with creation) and deletes the rest, in one statement.
 func (st *tokenStore) PruneSessions(ctx context.Context, userID int64, keep int) error {
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	q := db.NewDelete().Model((*tokenRow)(nil)).
 		Where("user_id = ? AND kind = ?", userID, string(domain.TokenSession))
 	if keep > 0 {

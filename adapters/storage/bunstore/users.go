@@ -172,7 +172,7 @@ func (st *userStore) GetByEmail(ctx context.Context, email string) (*domain.User
 
 func (st *userStore) getWhere(ctx context.Context, op, where string, arg any) (*domain.User, error) {
 	row := new(userRow)
-	if err := st.s.idb(ctx).NewSelect().Model(row).Where(where, arg).Limit(1).Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(row).Where(where, arg).Limit(1).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: %s: %w", op, readErr(err, "User"))
 	}
 	u := row.domain()
@@ -184,7 +184,7 @@ func (st *userStore) GetMany(ctx context.Context, ids []int64) ([]domain.User, e
 		return []domain.User{}, nil
 	}
 	var rows []userRow
-	if err := st.s.idb(ctx).NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Order("id").Scan(ctx); err != nil {
+	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Order("id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bunstore: get %d users: %w", len(ids), err)
 	}
 	return userSlice(rows), nil
@@ -300,7 +300,7 @@ func (st *userStore) Delete(ctx context.Context, id int64) error {
 
 func (st *userStore) List(ctx context.Context, f domain.UserFilter) ([]domain.User, int, error) {
 	var rows []userRow
-	q := st.s.idb(ctx).NewSelect().Model(&rows).Order("id")
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).Order("id")
 	if f.Active {
 		q = q.Where("state = ?", string(domain.UserActive))
 	}
@@ -337,7 +337,7 @@ func (st *userStore) List(ctx context.Context, f domain.UserFilter) ([]domain.Us
 }
 
 func (st *userStore) Count(ctx context.Context) (int, error) {
-	n, err := st.s.idb(ctx).NewSelect().Model((*userRow)(nil)).Count(ctx)
+	n, err := st.s.Conn(ctx).NewSelect().Model((*userRow)(nil)).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("bunstore: count users: %w", err)
 	}
@@ -348,7 +348,7 @@ func (st *userStore) Count(ctx context.Context) (int, error) {
 // concurrent requests cannot move it back.
 func (st *userStore) TouchActivity(ctx context.Context, id int64, day time.Time) error {
 	d := date(day)
-	db := st.s.idb(ctx)
+	db := st.s.Conn(ctx)
 	res, err := db.NewUpdate().Model((*userRow)(nil)).Set("last_activity_on = ?", d).
 		Where("id = ? AND (last_activity_on IS NULL OR last_activity_on < ?)", id, d).Exec(ctx)
 	if err != nil {
@@ -371,7 +371,7 @@ func (st *userStore) TouchActivity(ctx context.Context, id int64, day time.Time)
 // active that day is included whatever time of day from names.
 func (st *userStore) ListActivity(ctx context.Context, from time.Time, p domain.Page) ([]domain.User, int, error) {
 	var rows []userRow
-	q := st.s.idb(ctx).NewSelect().Model(&rows).
+	q := st.s.Conn(ctx).NewSelect().Model(&rows).
 		Where("last_activity_on >= ?", date(from)).
 		Order("last_activity_on", "id")
 	n, err := page(ctx, q, p)

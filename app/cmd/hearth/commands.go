@@ -40,12 +40,21 @@ func serveCmd(configFile *string) *cobra.Command {
 func migrateCmd(configFile *string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
-		Short: "Apply database migrations and exit",
+		Short: "Apply database migrations and exit (nothing else starts)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(cmd.Context(), *configFile, func(*users.Service) error {
-				fmt.Fprintln(cmd.OutOrStdout(), "migrations applied")
-				return nil
-			})
+			cfg, err := app.LoadConfig(*configFile)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if err := app.Migrate(ctx, cfg); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "migrations applied")
+			return nil
 		},
 	}
 }

@@ -52,6 +52,14 @@ func TestServeFromScratch(t *testing.T) {
 	if out := run("migrate"); !strings.Contains(out, "migrations applied") {
 		t.Fatalf("migrate: %s", out)
 	}
+	// migrate only migrates: the database is there, but no module started
+	// (the git backend would have made its repository root).
+	if _, err := os.Stat(filepath.Join(work, "data", "hearth.db")); err != nil {
+		t.Fatalf("migrate made no database: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "data", "repositories")); !os.IsNotExist(err) {
+		t.Fatalf("migrate started the git backend: %v", err)
+	}
 
 	serve := exec.Command(bin, "serve")
 	serve.Dir, serve.Env = work, env
