@@ -1,5 +1,3 @@
-// Package core holds what every layer shares: the closed set of error kinds.
-// Domain types, ports, the access policy and HTTP conventions live in sub-packages.
 package core
 
 import (

@@ -1,6 +1,3 @@
-// Package access is Hearth's one access policy: for a caller and a project
-// or group it decides the effective access level and what may be seen.
-// Every module asks it; none re-implements it.
 package access
 
 import (

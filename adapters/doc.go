@@ -1,0 +1,37 @@
+// Package adapters holds the implementations of core's ports, one package
+// per technology:
+//
+//	adapters/storage/bunstore   every store port and ports.TxManager over bun
+//	adapters/storage/sqlite     opens the database on SQLite (the default)
+//	adapters/storage/postgres   opens it on Postgres (row locks, advisory-locked migrations)
+//	adapters/git/gitcli         ports.RepoBackend over the git CLI (the default)
+//	adapters/git/gogit          ports.RepoBackend in pure Go over go-git
+//	adapters/git/gitobject      git object formats and tree building both backends share
+//	adapters/git/gitnames       the names both backends accept
+//	adapters/bus/inproc         ports.EventBus in process
+//	adapters/secrets            ports.PasswordHasher (argon2id) and ports.TokenGenerator
+//
+// An adapter imports core and its own technology, never a module or the
+// app. The app chooses adapters at run time from configuration through
+// explicit maps (storage.driver: "sqlite", "postgres"; git.backend:
+// "gitcli", "gogit"), never by build tags or init registration, so one
+// `go test ./...` exercises them all.
+//
+// # Writing an adapter
+//
+// Implement the ports of core/ports that your technology serves, with the
+// error kinds their doc comments name (core.ErrNotFound, core.ErrConflict
+// with field messages, core.ErrStale for a lost compare-and-swap ...), and
+// end each file with a compile-time check:
+//
+//	var _ ports.UserStore = (*userStore)(nil)
+//
+// Then prove it with the conformance suites of package contracttests, from
+// your adapter's own _test.go (see `go doc ./contracttests`). A storage
+// adapter passes RunStoreSuite; a git backend RunRepoSuite. To make the app
+// use it, add it to the map in app/app.go (storageDrivers, gitBackends).
+//
+// A store of another module's own tables can join Hearth's transactions:
+// bunstore.Store.Conn(ctx) is the transaction ports.TxManager.WithinTx
+// carries (see app/example_embed_test.go).
+package adapters
