@@ -10,7 +10,10 @@ import (
 // and public snippets of a public, an internal and a private project as
 // every kind of caller. The author wrote them as a reporter and has left
 // the project since, so only the author rule lets them see their own.
-func TestVisibilityMatrix(t *testing.T) { eachDriver(t, testVisibilityMatrix) }
+func TestVisibilityMatrix(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, testVisibilityMatrix)
+}
 
 func testVisibilityMatrix(t *testing.T, s *server) {
 	author := s.person("author")
@@ -61,9 +64,9 @@ func testVisibilityMatrix(t *testing.T, s *server) {
 			what := fmt.Sprintf("%s on the %s project", c.name, pvis)
 			if !projectShown {
 				const gone = `{"message":"404 Project Not Found"}`
-				s.expect(404, gone, "GET", snippetsPath(p.id), c.token, nil)
-				s.expect(404, gone, "GET", snippetPath(p.id, p.public, ""), c.token, nil)
-				s.expect(404, gone, "GET", snippetPath(p.id, p.public, "/raw"), c.token, nil)
+				s.ExpectBody(404, gone, "GET", snippetsPath(p.id), c.token, nil)
+				s.ExpectBody(404, gone, "GET", snippetPath(p.id, p.public, ""), c.token, nil)
+				s.ExpectBody(404, gone, "GET", snippetPath(p.id, p.public, "/raw"), c.token, nil)
 				continue
 			}
 			var want []int64
@@ -71,22 +74,23 @@ func testVisibilityMatrix(t *testing.T, s *server) {
 				id := map[string]int64{"private": p.private, "internal": p.internal, "public": p.public}[svis]
 				if !slices.Contains(shown, svis) {
 					const gone = `{"message":"404 Snippet Not Found"}`
-					s.expect(404, gone, "GET", snippetPath(p.id, id, ""), c.token, nil)
-					s.expect(404, gone, "GET", snippetPath(p.id, id, "/raw"), c.token, nil)
+					s.ExpectBody(404, gone, "GET", snippetPath(p.id, id, ""), c.token, nil)
+					s.ExpectBody(404, gone, "GET", snippetPath(p.id, id, "/raw"), c.token, nil)
 					continue
 				}
 				want = append(want, id)
 				var got snippetJSON
-				decode(t, s.expect(200, "", "GET", snippetPath(p.id, id, ""), c.token, nil), &got)
+				s.Expect(200, "GET", snippetPath(p.id, id, ""), c.token, nil).Decode(t, &got)
 				if got.ID != id || got.Visibility != svis || got.Author.ID != author.id {
 					t.Errorf("%s: %s snippet read as %+v", what, svis, got)
 				}
-				if raw := s.expect(200, "", "GET", snippetPath(p.id, id, "/raw"), c.token, nil); string(raw) != "puts '"+svis+" one'\n" {
+				if raw := s.raw(snippetPath(p.id, id, "/raw"), c.token); raw != "puts '"+svis+" one'\n" {
 					t.Errorf("%s: raw %s snippet = %q", what, svis, raw)
 				}
 			}
 			var list []snippetJSON
-			resp := s.JSON(t, "GET", snippetsPath(p.id), c.token, nil, 200, &list)
+			resp := s.Expect(200, "GET", snippetsPath(p.id), c.token, nil)
+			resp.Decode(t, &list)
 			if got := ids(list); !slices.Equal(got, want) {
 				t.Errorf("%s: list %v, want %v", what, got, want)
 			}
