@@ -68,7 +68,8 @@ func TestCreateGetRaw(t *testing.T) {
 		s.ExpectBody(404, `{"message":"404 Snippet Not Found"}`, "GET", path, rep.token, nil)
 	}
 	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "GET", snippetsPath(pid+100), s.RootToken, nil)
-	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", snippetsPath(pid+100), s.RootToken, apptest.Form("title", "t", "file_name", "f", "code", "c", "visibility", "public"))
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", snippetsPath(pid+100), s.RootToken,
+		apptest.Form("title", "t", "file_name", "f", "code", "c", "visibility", "public"))
 
 	// A snippet is found through its own project only.
 	other := s.project("other", "public")
@@ -104,7 +105,8 @@ func TestContentAlias(t *testing.T) {
 	s := newServer(t)
 	pid := s.project("proj", "private")
 	var sn struct{ ID int64 }
-	s.Expect(201, "POST", snippetsPath(pid), s.RootToken, apptest.Form("title", "t", "file_name", "f", "content", "first", "visibility", "public")).Decode(t, &sn)
+	s.Expect(201, "POST", snippetsPath(pid), s.RootToken,
+		apptest.Form("title", "t", "file_name", "f", "content", "first", "visibility", "public")).Decode(t, &sn)
 	raw := fmt.Sprintf("%s/%d/raw", snippetsPath(pid), sn.ID)
 	if got := s.raw(raw, s.RootToken); got != "first" {
 		t.Fatalf("raw %q, want %q", got, "first")
@@ -158,7 +160,8 @@ func testUpdate(t *testing.T, s *server) {
 
 	s.Advance(time.Minute)
 	var got snippetJSON
-	s.Expect(200, "PUT", path, author.token, apptest.Form("title", "second", "file_name", "b.go", "code", "package b\n", "description", "new", "visibility", "internal")).Decode(t, &got)
+	s.Expect(200, "PUT", path, author.token, apptest.Form("title", "second", "file_name", "b.go", "code", "package b\n",
+		"description", "new", "visibility", "internal")).Decode(t, &got)
 	if got.ID != sn.ID || got.Title != "second" || got.FileName != "b.go" || got.Description != "new" ||
 		got.Visibility != "internal" || got.Author.ID != author.id || got.CreatedAt != sn.CreatedAt {
 		t.Errorf("updated %+v", got)
@@ -182,7 +185,8 @@ func testUpdate(t *testing.T, s *server) {
 	for _, p := range []person{rep, guestP, outsider} {
 		s.ExpectBody(403, `{"message":"403 Forbidden"}`, "PUT", path, p.token, apptest.Form("title", "x"))
 	}
-	s.ExpectBody(400, `{"error":"title, file_name, code, description, visibility are missing, at least one parameter must be provided"}`, "PUT", path, author.token, apptest.Form())
+	s.ExpectBody(400, `{"error":"title, file_name, code, description, visibility are missing, at least one parameter must be provided"}`,
+		"PUT", path, author.token, apptest.Form())
 	s.ExpectBody(400, `{"error":"visibility does not have a valid value"}`, "PUT", path, author.token, apptest.Form("visibility", "everyone"))
 	s.ExpectBody(400, `{"message":{"title":["can't be blank"]}}`, "PUT", path, author.token, apptest.Form("title", " "))
 	s.ExpectBody(400, `{"message":{"content":["can't be blank"]}}`, "PUT", path, author.token, apptest.Form("code", ""))
