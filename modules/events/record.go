@@ -64,49 +64,51 @@ var mergeRequestActions = map[string]bool{
 	domain.ActionCreated: true, domain.ActionClosed: true, domain.ActionReopened: true, domain.ActionMerged: true,
 }
 
-// recordMergeRequest records a merge request's opening, closing, reopening
-// or merge by its actor and moves the project's last activity, as every
-// project event does in GitLab.
-func (s *Service) recordMergeRequest(ctx context.Context, ev domain.MergeRequestEvent) error {
-	if !mergeRequestActions[ev.Action] {
-		return nil
-	}
-	m := ev.MergeRequest
-	pid, id := m.ProjectID, m.ID
-	return s.recordProjectEvent(ctx, &domain.Event{ProjectID: &pid, AuthorID: ev.Actor, Action: ev.Action, TargetID: &id,
-		TargetType: domain.TargetMergeRequest, TargetTitle: m.Title})
-}
-
 // issueActions are the issue changes the feed shows.
 var issueActions = map[string]bool{domain.ActionCreated: true, domain.ActionClosed: true, domain.ActionReopened: true}
-
-// recordIssue records an issue's opening, closing or reopening; events of
-// confidential issues are confidential.
-func (s *Service) recordIssue(ctx context.Context, ev domain.IssueEvent) error {
-	if !issueActions[ev.Action] {
-		return nil
-	}
-	is := ev.Issue
-	pid, id := is.ProjectID, is.ID
-	return s.recordProjectEvent(ctx, &domain.Event{ProjectID: &pid, AuthorID: ev.Actor, Action: ev.Action, TargetID: &id,
-		TargetType: domain.TargetIssue, TargetTitle: is.Title, Confidential: is.Confidential})
-}
 
 // milestoneActions are the milestone changes the feed shows.
 var milestoneActions = map[string]bool{
 	domain.ActionCreated: true, domain.ActionClosed: true, domain.ActionReopened: true, domain.ActionDestroyed: true,
 }
 
+// recordTarget records actor's action on a target of a project when the
+// feed shows that action (shown), and moves the project's last activity,
+// as every project event does in GitLab.
+func (s *Service) recordTarget(ctx context.Context, shown map[string]bool, action string, actor int64, e domain.Event) error {
+	if !shown[action] {
+		return nil
+	}
+	e.Action, e.AuthorID = action, actor
+	return s.recordProjectEvent(ctx, &e)
+}
+
+// target is the event of a project's issue, merge request or milestone.
+func target(projectID, id int64, typ, title string) domain.Event {
+	return domain.Event{ProjectID: &projectID, TargetID: &id, TargetType: typ, TargetTitle: title}
+}
+
+// recordMergeRequest records a merge request's opening, closing, reopening
+// or merge by its actor.
+func (s *Service) recordMergeRequest(ctx context.Context, ev domain.MergeRequestEvent) error {
+	m := ev.MergeRequest
+	return s.recordTarget(ctx, mergeRequestActions, ev.Action, ev.Actor, target(m.ProjectID, m.ID, domain.TargetMergeRequest, m.Title))
+}
+
+// recordIssue records an issue's opening, closing or reopening; events of
+// confidential issues are confidential.
+func (s *Service) recordIssue(ctx context.Context, ev domain.IssueEvent) error {
+	is := ev.Issue
+	e := target(is.ProjectID, is.ID, domain.TargetIssue, is.Title)
+	e.Confidential = is.Confidential
+	return s.recordTarget(ctx, issueActions, ev.Action, ev.Actor, e)
+}
+
 // recordMilestone records a milestone's creation, closing, reopening or
 // deletion.
 func (s *Service) recordMilestone(ctx context.Context, ev domain.MilestoneEvent) error {
-	if !milestoneActions[ev.Action] {
-		return nil
-	}
 	m := ev.Milestone
-	pid, id := m.ProjectID, m.ID
-	return s.recordProjectEvent(ctx, &domain.Event{ProjectID: &pid, AuthorID: ev.Actor, Action: ev.Action, TargetID: &id,
-		TargetType: domain.TargetMilestone, TargetTitle: m.Title})
+	return s.recordTarget(ctx, milestoneActions, ev.Action, ev.Actor, target(m.ProjectID, m.ID, domain.TargetMilestone, m.Title))
 }
 
 // recordNote records GitLab's "commented on": the note is the target

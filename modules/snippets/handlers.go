@@ -43,6 +43,24 @@ func path(r *http.Request) (ref snippetRef, err error) {
 	return ref, err
 }
 
+// writePath is path for writes: an anonymous caller gets the 401 before
+// the path is read.
+func writePath(r *http.Request) (snippetRef, error) {
+	if _, err := httpx.RequireUser(r); err != nil {
+		return snippetRef{}, err
+	}
+	return path(r)
+}
+
+// found reads the snippet the path names.
+func (h handlers) found(r *http.Request) (*Found, error) {
+	ref, err := path(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.s.Get(r.Context(), httpx.CallerOf(r), ref.project, ref.id)
+}
+
 // reply renders one snippet with status.
 func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, f *Found) error {
 	out, err := h.present.snippet(r.Context(), f)
@@ -73,11 +91,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 
 // GET /projects/:id/snippets/:snippet_id
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
-	ref, err := path(r)
-	if err != nil {
-		return err
-	}
-	f, err := h.s.Get(r.Context(), httpx.CallerOf(r), ref.project, ref.id)
+	f, err := h.found(r)
 	if err != nil {
 		return err
 	}
@@ -86,11 +100,7 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 
 // GET /projects/:id/snippets/:snippet_id/raw
 func (h handlers) raw(w http.ResponseWriter, r *http.Request) error {
-	ref, err := path(r)
-	if err != nil {
-		return err
-	}
-	f, err := h.s.Get(r.Context(), httpx.CallerOf(r), ref.project, ref.id)
+	f, err := h.found(r)
 	if err != nil {
 		return err
 	}
@@ -117,10 +127,7 @@ func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 
 // PUT /projects/:id/snippets/:snippet_id
 func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
-	if _, err := httpx.RequireUser(r); err != nil {
-		return err
-	}
-	ref, err := path(r)
+	ref, err := writePath(r)
 	if err != nil {
 		return err
 	}
@@ -137,10 +144,7 @@ func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
 // snippet, and 200 without a body when there is none to delete (or none
 // the caller may see).
 func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
-	if _, err := httpx.RequireUser(r); err != nil {
-		return err
-	}
-	ref, err := path(r)
+	ref, err := writePath(r)
 	if err != nil {
 		return err
 	}
