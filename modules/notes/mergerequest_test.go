@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hearth-forge/hearth/app/apptest"
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // TestMergeRequestNotes walks a merge request's discussion: create, read,
@@ -18,9 +19,9 @@ func TestMergeRequestNotes(t *testing.T) {
 	s := newServer(t)
 	pid := s.project("notes", "private")
 	dev, other, boss := s.person("dev"), s.person("other"), s.person("boss")
-	s.member(pid, dev, developer)
-	s.member(pid, other, developer)
-	s.member(pid, boss, master)
+	s.member(pid, dev, domain.Developer)
+	s.member(pid, other, domain.Developer)
+	s.member(pid, boss, domain.Master)
 	mrID, iid := s.mr(pid, "feature", "Add feature")
 	other2ID, other2 := s.mr(pid, "second", "Second")
 	path := notesPath(pid, "merge_requests", iid)
@@ -106,7 +107,7 @@ func TestMergeRequestNotePermissions(t *testing.T) {
 	priv := s.project("private-one", "private")
 	pub := s.project("public-one", "public")
 	g, stranger := s.person("guesty"), s.person("stranger")
-	s.member(priv, g, guest)
+	s.member(priv, g, domain.Guest)
 	_, privIID := s.mr(priv, "feature", "Private work")
 	_, pubIID := s.mr(pub, "feature", "Public work")
 	privPath, pubPath := notesPath(priv, "merge_requests", privIID), notesPath(pub, "merge_requests", pubIID)

@@ -15,14 +15,6 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// Access levels as the members API takes them.
-const (
-	guest     = 10
-	reporter  = 20
-	developer = 30
-	master    = 40
-)
-
 // server is the shared API client on a running Hearth, with the stores
 // tests seed through.
 type server struct {
@@ -63,9 +55,9 @@ func (s *server) project(name, visibility string, extra ...string) int64 {
 	return apptest.ID(s.Project(s.RootToken, append([]string{"name", name, "visibility", visibility}, extra...)...))
 }
 
-func (s *server) member(projectID int64, p person, level int) {
+func (s *server) member(projectID int64, p person, level domain.AccessLevel) {
 	s.T.Helper()
-	s.AddMember("projects", projectID, p.id, level)
+	s.AddMember("projects", projectID, p.id, int(level))
 }
 
 // mr opens a merge request of a new branch into master as root and

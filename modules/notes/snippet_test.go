@@ -27,7 +27,7 @@ func TestSnippetNotes(t *testing.T) {
 	s := newServer(t)
 	pid := s.project("snips", "public")
 	author, member, stranger := s.person("author"), s.person("member"), s.person("stranger")
-	s.member(pid, member, guest)
+	s.member(pid, member, domain.Guest)
 	pub := s.snippet(pid, author.id, "Public", domain.Public)
 	priv := s.snippet(pid, author.id, "Private", domain.Private)
 	intl := s.snippet(pid, author.id, "Internal", domain.Internal)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // TestVisibilityMatrix reads, lists and downloads the private, internal
@@ -30,9 +32,9 @@ func testVisibilityMatrix(t *testing.T, s *server) {
 	projects := map[string]seeded{}
 	for _, vis := range []string{"public", "internal", "private"} {
 		pid := s.project("p-"+vis, vis)
-		s.member(pid, author, reporter)
-		s.member(pid, guestP, guest)
-		s.member(pid, masterP, master)
+		s.member(pid, author, domain.Reporter)
+		s.member(pid, guestP, domain.Guest)
+		s.member(pid, masterP, domain.Master)
 		p := seeded{id: pid}
 		p.private = s.create(author.token, pid, "private one", "private").ID
 		p.internal = s.create(author.token, pid, "internal one", "internal").ID

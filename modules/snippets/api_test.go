@@ -21,7 +21,7 @@ func TestCreateGetRaw(t *testing.T) {
 	s := newServer(t)
 	rep := s.person("rep")
 	pid := s.project("proj", "private")
-	s.member(pid, rep, reporter)
+	s.member(pid, rep, domain.Reporter)
 
 	code := "#!/bin/sh\necho 'ünïcode' \"quotes\"\n\n\ttabbed\n"
 	created := s.Expect(201, "POST", snippetsPath(pid), rep.token, map[string]any{
@@ -82,8 +82,8 @@ func TestCreatePermissions(t *testing.T) {
 	guestP, rep, outsider := s.person("guest"), s.person("rep"), s.person("outsider")
 	external := s.person("external", "external", "true")
 	pid := s.project("proj", "public")
-	s.member(pid, guestP, guest)
-	s.member(pid, rep, reporter)
+	s.member(pid, guestP, domain.Guest)
+	s.member(pid, rep, domain.Reporter)
 	body := apptest.Form("title", "t", "file_name", "f.txt", "code", "c", "visibility", "public")
 
 	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "POST", snippetsPath(pid), "", body)
@@ -151,10 +151,10 @@ func TestUpdate(t *testing.T) {
 func testUpdate(t *testing.T, s *server) {
 	author, rep, masterP, guestP, outsider := s.person("author"), s.person("rep"), s.person("master"), s.person("guest"), s.person("outsider")
 	pid := s.project("proj", "public")
-	s.member(pid, author, reporter)
-	s.member(pid, rep, reporter)
-	s.member(pid, masterP, master)
-	s.member(pid, guestP, guest)
+	s.member(pid, author, domain.Reporter)
+	s.member(pid, rep, domain.Reporter)
+	s.member(pid, masterP, domain.Master)
+	s.member(pid, guestP, domain.Guest)
 	sn := s.create(author.token, pid, "first", "public", "description", "d")
 	path := snippetPath(pid, sn.ID, "")
 
@@ -213,9 +213,9 @@ func TestDelete(t *testing.T) {
 func testDelete(t *testing.T, s *server) {
 	author, rep, masterP, outsider := s.person("author"), s.person("rep"), s.person("master"), s.person("outsider")
 	pid := s.project("proj", "public")
-	s.member(pid, author, reporter)
-	s.member(pid, rep, reporter)
-	s.member(pid, masterP, master)
+	s.member(pid, author, domain.Reporter)
+	s.member(pid, rep, domain.Reporter)
+	s.member(pid, masterP, domain.Master)
 	mine := s.create(author.token, pid, "mine", "public")
 	byMaster := s.create(author.token, pid, "for master", "public")
 	hidden := s.create(author.token, pid, "hidden", "private")
@@ -274,8 +274,8 @@ func TestUserAgentDetail(t *testing.T) {
 func testUserAgentDetail(t *testing.T, s *server) {
 	author, masterP := s.person("author"), s.person("master")
 	pid := s.project("proj", "public")
-	s.member(pid, author, reporter)
-	s.member(pid, masterP, master)
+	s.member(pid, author, domain.Reporter)
+	s.member(pid, masterP, domain.Master)
 	const agent = "python-gitlab/1.0 (hearth tests)"
 	resp, data := s.withAgent("POST", snippetsPath(pid), author.token, agent,
 		apptest.Form("title", "t", "file_name", "f", "code", "c", "visibility", "public"))
@@ -308,7 +308,7 @@ func TestSnippetsDisabled(t *testing.T) {
 	s := newServer(t)
 	masterP := s.person("master")
 	pid := s.project("proj", "public")
-	s.member(pid, masterP, master)
+	s.member(pid, masterP, domain.Master)
 	sn := s.create(masterP.token, pid, "before", "public")
 	s.Expect(200, "PUT", fmt.Sprintf("/projects/%d", pid), s.RootToken, apptest.Form("snippets_enabled", "false"))
 

@@ -11,13 +11,7 @@ import (
 	"testing"
 
 	"github.com/hearth-forge/hearth/app/apptest"
-)
-
-// Access levels as the members API takes them.
-const (
-	guest    = 10
-	reporter = 20
-	master   = 40
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // server is the shared API client on a running Hearth, with the snippet
@@ -63,9 +57,9 @@ func (s *server) project(name, visibility string, extra ...string) int64 {
 }
 
 // member adds p to a project with level.
-func (s *server) member(projectID int64, p person, level int) {
+func (s *server) member(projectID int64, p person, level domain.AccessLevel) {
 	s.T.Helper()
-	s.AddMember("projects", projectID, p.id, level)
+	s.AddMember("projects", projectID, p.id, int(level))
 }
 
 // unmember removes p from a project.
