@@ -3,11 +3,22 @@ package events
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
+
+// FeedInput are the feed's filters and page.
+type FeedInput struct {
+	Action     string     `param:"action"`
+	TargetType string     `param:"target_type"`
+	Before     *time.Time `param:"before"`
+	After      *time.Time `param:"after"`
+	Sort       string     `param:"sort"`
+	Page       domain.Page
+}
 
 // eventJSON is GitLab's Event entity.
 type eventJSON struct {
@@ -110,21 +121,3 @@ func actionName(e domain.Event) string {
 }
 
 func blankSHA(s string) bool { return s != "" && strings.Trim(s, "0") == "" }
-
-// targetTypes maps the lowercase filter values to stored GitLab names.
-var targetTypes = map[string]string{
-	"issue":         domain.TargetIssue,
-	"milestone":     domain.TargetMilestone,
-	"merge_request": domain.TargetMergeRequest,
-	"note":          domain.TargetNote,
-	"project":       domain.TargetProject,
-	"snippet":       domain.TargetSnippet,
-	"user":          domain.TargetUser,
-}
-
-var actions = map[string]bool{
-	domain.ActionCreated: true, domain.ActionUpdated: true, domain.ActionClosed: true,
-	domain.ActionReopened: true, domain.ActionPushed: true, domain.ActionCommented: true,
-	domain.ActionMerged: true, domain.ActionJoined: true, domain.ActionLeft: true,
-	domain.ActionDestroyed: true, domain.ActionExpired: true,
-}

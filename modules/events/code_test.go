@@ -11,13 +11,14 @@ import (
 // merge request itself), so the feeds leave them out for guests while
 // reporters see them; issue events stay visible to both.
 func TestCodeEventsNeedCodeAccess(t *testing.T) {
-	f := newTrackerFixture(t, "sqlite")
-	srv := f.srv
+	t.Parallel()
+	f := newTrackerFixture(t, newServer(t))
 	var p struct{ ID int64 }
-	srv.JSON(t, http.MethodPost, "/projects", srv.RootToken, map[string]any{"name": "Secret", "visibility": "private"}, http.StatusCreated, &p)
+	root := f.Srv.RootToken
+	f.Expect(http.StatusCreated, http.MethodPost, "/projects", root, map[string]any{"name": "Secret", "visibility": "private"}).Decode(t, &p)
 	for user, level := range map[string]int{"guest": 10, "reporter": 20} {
-		srv.JSON(t, http.MethodPost, fmt.Sprintf("/projects/%d/members", p.ID), srv.RootToken,
-			map[string]any{"user_id": f.users[user], "access_level": level}, http.StatusCreated, nil)
+		f.Expect(http.StatusCreated, http.MethodPost, fmt.Sprintf("/projects/%d/members", p.ID), root,
+			map[string]any{"user_id": f.users[user], "access_level": level})
 	}
 	commit := func(branch, start, path string) {
 		body := map[string]any{"branch": branch, "commit_message": "secret commit " + path,
@@ -25,17 +26,17 @@ func TestCodeEventsNeedCodeAccess(t *testing.T) {
 		if start != "" {
 			body["start_branch"] = start
 		}
-		srv.JSON(t, http.MethodPost, fmt.Sprintf("/projects/%d/repository/commits", p.ID), srv.RootToken, body, http.StatusCreated, nil)
+		f.Expect(http.StatusCreated, http.MethodPost, fmt.Sprintf("/projects/%d/repository/commits", p.ID), root, body)
 	}
 	commit("master", "", "README.md")
 	commit("feature", "master", "feature.txt")
 	var mr struct{ IID int64 }
-	srv.JSON(t, http.MethodPost, fmt.Sprintf("/projects/%d/merge_requests", p.ID), srv.RootToken,
-		map[string]any{"source_branch": "feature", "target_branch": "master", "title": "Secret MR"}, http.StatusCreated, &mr)
-	srv.JSON(t, http.MethodPost, fmt.Sprintf("/projects/%d/merge_requests/%d/notes", p.ID, mr.IID), srv.RootToken,
-		map[string]any{"body": "secret review"}, http.StatusCreated, nil)
-	srv.JSON(t, http.MethodPost, fmt.Sprintf("/projects/%d/issues", p.ID), srv.RootToken,
-		map[string]any{"title": "Open issue"}, http.StatusCreated, nil)
+	f.Expect(http.StatusCreated, http.MethodPost, fmt.Sprintf("/projects/%d/merge_requests", p.ID), root,
+		map[string]any{"source_branch": "feature", "target_branch": "master", "title": "Secret MR"}).Decode(t, &mr)
+	f.Expect(http.StatusCreated, http.MethodPost, fmt.Sprintf("/projects/%d/merge_requests/%d/notes", p.ID, mr.IID), root,
+		map[string]any{"body": "secret review"})
+	f.Expect(http.StatusCreated, http.MethodPost, fmt.Sprintf("/projects/%d/issues", p.ID), root,
+		map[string]any{"title": "Open issue"})
 
 	kinds := func(who, path string) map[string]int {
 		out := map[string]int{}

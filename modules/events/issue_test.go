@@ -10,19 +10,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"go.uber.org/fx"
 
 	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// trackerFixture is a server with the stores and bus to publish issue,
-// milestone and note events with, as the issues and notes modules do.
+// trackerFixture is a server with the stores to seed issues, milestones
+// and notes with, and users to read feeds as.
 type trackerFixture struct {
-	srv        *apptest.Server
-	bus        ports.EventBus
-	tx         ports.TxManager
+	*server
 	issues     ports.IssueStore
 	milestones ports.MilestoneStore
 	notes      ports.NoteStore
@@ -34,44 +31,26 @@ type trackerFixture struct {
 	tokens     map[string]string
 }
 
-func newTrackerFixture(t *testing.T, driver string) *trackerFixture {
+func newTrackerFixture(t *testing.T, s *server) *trackerFixture {
 	t.Helper()
-	f := &trackerFixture{users: map[string]int64{}, tokens: map[string]string{}}
-	f.srv = apptest.New(t, apptest.Driver(driver), apptest.With(fx.Populate(&f.bus, &f.tx, &f.issues, &f.milestones, &f.notes)))
+	store := s.Srv.Store
+	f := &trackerFixture{server: s, issues: store.Issues(), milestones: store.Milestones(), notes: store.Notes(),
+		users: map[string]int64{}, tokens: map[string]string{}}
 	for _, name := range []string{"alice", "guest", "reporter", "groupie", "stranger"} {
-		var u struct{ ID int64 }
-		f.srv.JSON(t, http.MethodPost, "/users", f.srv.RootToken, map[string]any{"username": name, "name": "User " + name,
-			"email": name + "@example.com", "password": "secret-" + name + "-pw"}, http.StatusCreated, &u)
-		_, secret, err := f.srv.Users.CreatePersonalToken(context.Background(), nil, u.ID, "t", []string{"api"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.users[name], f.tokens[name] = u.ID, secret
+		f.users[name], f.tokens[name] = s.User(name)
 	}
-	f.tokens["root"] = f.srv.RootToken
-	project := func(name string, extra map[string]any) int64 {
-		var p struct{ ID int64 }
-		body := map[string]any{"name": name, "visibility": "public"}
-		for k, v := range extra {
-			body[k] = v
-		}
-		f.srv.JSON(t, http.MethodPost, "/projects", f.srv.RootToken, body, http.StatusCreated, &p)
-		return p.ID
+	root := s.Srv.RootToken
+	f.tokens["root"] = root
+	project := func(name string, extra ...string) int64 {
+		return apptest.ID(s.Project(root, append([]string{"name", name, "visibility", "public"}, extra...)...))
 	}
-	f.other = project("Other", nil)
-	f.project = project("Tracker", nil)
-	var g struct{ ID int64 }
-	f.srv.JSON(t, http.MethodPost, "/groups", f.srv.RootToken, map[string]any{"name": "Team", "path": "team", "visibility": "public"},
-		http.StatusCreated, &g)
-	f.group = g.ID
-	f.grouped = project("Grouped", map[string]any{"namespace_id": g.ID})
-	member := func(path string, user string, level int) {
-		f.srv.JSON(t, http.MethodPost, path, f.srv.RootToken, map[string]any{"user_id": f.users[user], "access_level": level},
-			http.StatusCreated, nil)
-	}
-	member(fmt.Sprintf("/projects/%d/members", f.project), "guest", 10)
-	member(fmt.Sprintf("/projects/%d/members", f.project), "reporter", 20)
-	member(fmt.Sprintf("/groups/%d/members", f.group), "groupie", 20)
+	f.other = project("Other")
+	f.project = project("Tracker")
+	f.group = apptest.ID(s.Group(root, "name", "Team", "path", "team", "visibility", "public"))
+	f.grouped = project("Grouped", "namespace_id", fmt.Sprint(f.group))
+	s.AddMember("projects", f.project, f.users["guest"], 10)
+	s.AddMember("projects", f.project, f.users["reporter"], 20)
+	s.AddMember("groups", f.group, f.users["groupie"], 20)
 	return f
 }
 
@@ -84,13 +63,11 @@ func (f *trackerFixture) issue(t *testing.T, project int64, title string, confid
 	return is
 }
 
-// publish sends ev inside a transaction, as the modules do.
+// publish sends ev inside a transaction a second after the last one.
 func (f *trackerFixture) publish(t *testing.T, ev domain.BusEvent) {
 	t.Helper()
-	f.srv.Advance(time.Second)
-	if err := f.tx.WithinTx(context.Background(), func(ctx context.Context) error { return f.bus.Publish(ctx, ev) }); err != nil {
-		t.Fatalf("publish %s: %v", ev.EventName(), err)
-	}
+	f.Srv.Advance(time.Second)
+	f.publishTx(ev)
 }
 
 // trackerEvent is an event of the feed, target_iid and note kept raw.
@@ -102,9 +79,7 @@ type trackerEvent struct {
 
 func (f *trackerFixture) feed(t *testing.T, who, path string) []trackerEvent {
 	t.Helper()
-	var out []trackerEvent
-	f.srv.JSON(t, http.MethodGet, path, f.tokens[who], nil, http.StatusOK, &out)
-	return out
+	return feed[trackerEvent](f.server, f.tokens[who], path)
 }
 
 // TestIssueAndMilestoneEventsRecorded: issue and milestone changes are
@@ -112,86 +87,83 @@ func (f *trackerFixture) feed(t *testing.T, who, path string) []trackerEvent {
 // record nothing.
 func TestIssueAndMilestoneEventsRecorded(t *testing.T) {
 	t.Parallel()
-	for _, driver := range []string{"sqlite", "postgres"} {
-		t.Run(driver, func(t *testing.T) {
-			t.Parallel()
-			f := newTrackerFixture(t, driver)
-			f.issue(t, f.other, "Elsewhere", false)
-			is := f.issue(t, f.project, "Crash on start", false)
-			if is.ID == is.IID {
-				t.Fatalf("issue ID %d = IID %d; the test needs them apart", is.ID, is.IID)
+	eachDriver(t, func(t *testing.T, s *server) {
+		f := newTrackerFixture(t, s)
+		f.issue(t, f.other, "Elsewhere", false)
+		is := f.issue(t, f.project, "Crash on start", false)
+		if is.ID == is.IID {
+			t.Fatalf("issue ID %d = IID %d; the test needs them apart", is.ID, is.IID)
+		}
+		alice, reporter := f.users["alice"], f.users["reporter"]
+		for _, step := range []struct {
+			action string
+			actor  int64
+		}{{domain.ActionCreated, alice}, {domain.ActionUpdated, alice}, {domain.ActionClosed, reporter}, {domain.ActionReopened, alice}} {
+			f.publish(t, domain.IssueEvent{Issue: is, Action: step.action, Actor: step.actor})
+		}
+		evs := f.feed(t, "", fmt.Sprintf("/projects/%d/events?target_type=issue", f.project))
+		var names []string
+		for _, e := range evs {
+			names = append(names, e.ActionName)
+			if e.TargetID == nil || *e.TargetID != is.ID || *e.TargetType != "Issue" || *e.TargetTitle != is.Title ||
+				string(e.TargetIID) != fmt.Sprint(is.IID) || e.Note != nil {
+				t.Errorf("issue event %+v target_iid %s note %s", e.feedEvent, e.TargetIID, e.Note)
 			}
-			alice, reporter := f.users["alice"], f.users["reporter"]
-			for _, step := range []struct {
-				action string
-				actor  int64
-			}{{domain.ActionCreated, alice}, {domain.ActionUpdated, alice}, {domain.ActionClosed, reporter}, {domain.ActionReopened, alice}} {
-				f.publish(t, domain.IssueEvent{Issue: is, Action: step.action, Actor: step.actor})
-			}
-			evs := f.feed(t, "", fmt.Sprintf("/projects/%d/events?target_type=issue", f.project))
-			var names []string
-			for _, e := range evs {
-				names = append(names, e.ActionName)
-				if e.TargetID == nil || *e.TargetID != is.ID || *e.TargetType != "Issue" || *e.TargetTitle != is.Title ||
-					string(e.TargetIID) != fmt.Sprint(is.IID) || e.Note != nil {
-					t.Errorf("issue event %+v target_iid %s note %s", e.feedEvent, e.TargetIID, e.Note)
-				}
-			}
-			if diff := cmp.Diff([]string{"reopened", "closed", "opened"}, names); diff != "" {
-				t.Errorf("issue events (-want +got):\n%s", diff)
-			}
-			if evs[1].AuthorID != reporter {
-				t.Errorf("closed by %d, want the reporter %d", evs[1].AuthorID, reporter)
-			}
+		}
+		if diff := cmp.Diff([]string{"reopened", "closed", "opened"}, names); diff != "" {
+			t.Errorf("issue events (-want +got):\n%s", diff)
+		}
+		if evs[1].AuthorID != reporter {
+			t.Errorf("closed by %d, want the reporter %d", evs[1].AuthorID, reporter)
+		}
 
-			m := domain.Milestone{ProjectID: f.other, Title: "Elsewhere", State: domain.MilestoneActive}
-			if err := f.milestones.Create(context.Background(), &m); err != nil {
-				t.Fatal(err)
+		m := domain.Milestone{ProjectID: f.other, Title: "Elsewhere", State: domain.MilestoneActive}
+		if err := f.milestones.Create(context.Background(), &m); err != nil {
+			t.Fatal(err)
+		}
+		m = domain.Milestone{ProjectID: f.project, Title: "v1.0", State: domain.MilestoneActive}
+		if err := f.milestones.Create(context.Background(), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, action := range []string{domain.ActionCreated, domain.ActionUpdated, domain.ActionClosed, domain.ActionReopened} {
+			f.publish(t, domain.MilestoneEvent{Milestone: m, Action: action, Actor: alice})
+		}
+		evs = f.feed(t, "", fmt.Sprintf("/projects/%d/events?target_type=milestone", f.project))
+		names = nil
+		for _, e := range evs {
+			names = append(names, e.ActionName)
+			if *e.TargetID != m.ID || *e.TargetType != "Milestone" || *e.TargetTitle != "v1.0" || string(e.TargetIID) != fmt.Sprint(m.IID) {
+				t.Errorf("milestone event %+v target_iid %s", e.feedEvent, e.TargetIID)
 			}
-			m = domain.Milestone{ProjectID: f.project, Title: "v1.0", State: domain.MilestoneActive}
-			if err := f.milestones.Create(context.Background(), &m); err != nil {
-				t.Fatal(err)
-			}
-			for _, action := range []string{domain.ActionCreated, domain.ActionUpdated, domain.ActionClosed, domain.ActionReopened} {
-				f.publish(t, domain.MilestoneEvent{Milestone: m, Action: action, Actor: alice})
-			}
-			evs = f.feed(t, "", fmt.Sprintf("/projects/%d/events?target_type=milestone", f.project))
-			names = nil
-			for _, e := range evs {
-				names = append(names, e.ActionName)
-				if *e.TargetID != m.ID || *e.TargetType != "Milestone" || *e.TargetTitle != "v1.0" || string(e.TargetIID) != fmt.Sprint(m.IID) {
-					t.Errorf("milestone event %+v target_iid %s", e.feedEvent, e.TargetIID)
-				}
-			}
-			if diff := cmp.Diff([]string{"reopened", "closed", "opened"}, names); diff != "" {
-				t.Errorf("milestone events (-want +got):\n%s", diff)
-			}
-			if err := f.milestones.Delete(context.Background(), f.project, m.ID); err != nil {
-				t.Fatal(err)
-			}
-			f.publish(t, domain.MilestoneEvent{Milestone: m, Action: domain.ActionDestroyed, Actor: alice})
-			evs = f.feed(t, "", fmt.Sprintf("/projects/%d/events?action=destroyed", f.project))
-			if len(evs) != 1 || evs[0].ActionName != "destroyed" || string(evs[0].TargetIID) != "null" || *evs[0].TargetTitle != "v1.0" {
-				t.Errorf("destroyed milestone events = %+v", evs)
-			}
+		}
+		if diff := cmp.Diff([]string{"reopened", "closed", "opened"}, names); diff != "" {
+			t.Errorf("milestone events (-want +got):\n%s", diff)
+		}
+		if err := f.milestones.Delete(context.Background(), f.project, m.ID); err != nil {
+			t.Fatal(err)
+		}
+		f.publish(t, domain.MilestoneEvent{Milestone: m, Action: domain.ActionDestroyed, Actor: alice})
+		evs = f.feed(t, "", fmt.Sprintf("/projects/%d/events?action=destroyed", f.project))
+		if len(evs) != 1 || evs[0].ActionName != "destroyed" || string(evs[0].TargetIID) != "null" || *evs[0].TargetTitle != "v1.0" {
+			t.Errorf("destroyed milestone events = %+v", evs)
+		}
 
-			// The project's last activity follows its events.
-			var proj struct {
-				LastActivityAt string `json:"last_activity_at"`
-			}
-			f.srv.JSON(t, http.MethodGet, fmt.Sprintf("/projects/%d", f.project), f.srv.RootToken, nil, http.StatusOK, &proj)
-			if proj.LastActivityAt != evs[0].CreatedAt {
-				t.Errorf("last_activity_at = %s, want the last event's %s", proj.LastActivityAt, evs[0].CreatedAt)
-			}
-		})
-	}
+		// The project's last activity follows its events.
+		var proj struct {
+			LastActivityAt string `json:"last_activity_at"`
+		}
+		f.Expect(http.StatusOK, http.MethodGet, fmt.Sprintf("/projects/%d", f.project), f.Srv.RootToken, nil).Decode(t, &proj)
+		if proj.LastActivityAt != evs[0].CreatedAt {
+			t.Errorf("last_activity_at = %s, want the last event's %s", proj.LastActivityAt, evs[0].CreatedAt)
+		}
+	})
 }
 
 // TestNoteEventRecorded: a NoteEvent is "commented on" the note, titled
 // after its noteable, with the note embedded; system notes record nothing.
 func TestNoteEventRecorded(t *testing.T) {
 	t.Parallel()
-	f := newTrackerFixture(t, "sqlite")
+	f := newTrackerFixture(t, newServer(t))
 	is := f.issue(t, f.project, "Needs a comment", false)
 	alice := f.users["alice"]
 	n := domain.Note{ProjectID: &f.project, NoteableType: domain.TargetIssue, NoteableID: is.ID, AuthorID: alice, Body: "On it"}
@@ -235,99 +207,96 @@ func TestNoteEventRecorded(t *testing.T) {
 // Every feed applies it.
 func TestConfidentialEventsHidden(t *testing.T) {
 	t.Parallel()
-	for _, driver := range []string{"sqlite", "postgres"} {
-		t.Run(driver, func(t *testing.T) {
-			t.Parallel()
-			f := newTrackerFixture(t, driver)
-			alice := f.users["alice"]
-			open := f.issue(t, f.project, "Open", false)
-			secret := f.issue(t, f.project, "Secret", true)
-			groupSecret := f.issue(t, f.grouped, "Group secret", true)
-			f.publish(t, domain.IssueEvent{Issue: open, Action: domain.ActionCreated, Actor: alice})
-			f.publish(t, domain.IssueEvent{Issue: secret, Action: domain.ActionCreated, Actor: alice})
-			f.publish(t, domain.IssueEvent{Issue: groupSecret, Action: domain.ActionCreated, Actor: alice})
-			n := domain.Note{ProjectID: &f.project, NoteableType: domain.TargetIssue, NoteableID: secret.ID, AuthorID: alice, Body: "psst"}
-			if err := f.notes.Create(context.Background(), &n); err != nil {
-				t.Fatal(err)
-			}
-			f.publish(t, domain.NoteEvent{Note: n, Actor: alice, Confidential: true})
+	eachDriver(t, func(t *testing.T, s *server) {
+		f := newTrackerFixture(t, s)
+		alice := f.users["alice"]
+		open := f.issue(t, f.project, "Open", false)
+		secret := f.issue(t, f.project, "Secret", true)
+		groupSecret := f.issue(t, f.grouped, "Group secret", true)
+		f.publish(t, domain.IssueEvent{Issue: open, Action: domain.ActionCreated, Actor: alice})
+		f.publish(t, domain.IssueEvent{Issue: secret, Action: domain.ActionCreated, Actor: alice})
+		f.publish(t, domain.IssueEvent{Issue: groupSecret, Action: domain.ActionCreated, Actor: alice})
+		n := domain.Note{ProjectID: &f.project, NoteableType: domain.TargetIssue, NoteableID: secret.ID, AuthorID: alice, Body: "psst"}
+		if err := f.notes.Create(context.Background(), &n); err != nil {
+			t.Fatal(err)
+		}
+		f.publish(t, domain.NoteEvent{Note: n, Actor: alice, Confidential: true})
 
-			titles := func(evs []trackerEvent) []string {
-				out := []string{}
-				for _, e := range evs {
-					if e.TargetTitle != nil && e.TargetType != nil && (*e.TargetType == "Issue" || *e.TargetType == "Note") {
-						out = append(out, e.ActionName+" "+*e.TargetTitle)
-					}
-				}
-				slices.Sort(out)
-				return out
-			}
-			everything := []string{"commented on Secret", "opened Group secret", "opened Open", "opened Secret"}
-			publicOnly := []string{"opened Open"}
-			feeds := map[string]string{
-				"user":   fmt.Sprintf("/users/%d/events", alice),
-				"own":    "/events",
-				"groupd": fmt.Sprintf("/projects/%d/events", f.grouped),
-			}
-			for _, c := range []struct {
-				who  string
-				want []string
-			}{
-				{"", publicOnly},
-				{"stranger", publicOnly},
-				{"guest", publicOnly},
-				{"reporter", []string{"commented on Secret", "opened Open", "opened Secret"}},
-				{"groupie", []string{"opened Group secret", "opened Open"}},
-				{"root", everything},
-				{"alice", everything}, // the events' author
-			} {
-				if got := titles(f.feed(t, c.who, feeds["user"])); !cmp.Equal(got, c.want) {
-					t.Errorf("alice's feed as %q = %v, want %v", c.who, got, c.want)
+		titles := func(evs []trackerEvent) []string {
+			out := []string{}
+			for _, e := range evs {
+				if e.TargetTitle != nil && e.TargetType != nil && (*e.TargetType == "Issue" || *e.TargetType == "Note") {
+					out = append(out, e.ActionName+" "+*e.TargetTitle)
 				}
 			}
-			if got := titles(f.feed(t, "alice", feeds["own"])); !cmp.Equal(got, everything) {
-				t.Errorf("alice's own feed = %v, want %v", got, everything)
+			slices.Sort(out)
+			return out
+		}
+		everything := []string{"commented on Secret", "opened Group secret", "opened Open", "opened Secret"}
+		publicOnly := []string{"opened Open"}
+		feeds := map[string]string{
+			"user":   fmt.Sprintf("/users/%d/events", alice),
+			"own":    "/events",
+			"groupd": fmt.Sprintf("/projects/%d/events", f.grouped),
+		}
+		for _, c := range []struct {
+			who  string
+			want []string
+		}{
+			{"", publicOnly},
+			{"stranger", publicOnly},
+			{"guest", publicOnly},
+			{"reporter", []string{"commented on Secret", "opened Open", "opened Secret"}},
+			{"groupie", []string{"opened Group secret", "opened Open"}},
+			{"root", everything},
+			{"alice", everything}, // the events' author
+		} {
+			if got := titles(f.feed(t, c.who, feeds["user"])); !cmp.Equal(got, c.want) {
+				t.Errorf("alice's feed as %q = %v, want %v", c.who, got, c.want)
 			}
-			if got := titles(f.feed(t, "groupie", fmt.Sprintf("/projects/%d/events", f.project))); !cmp.Equal(got, publicOnly) {
-				t.Errorf("project feed as a reporter of another group = %v", got)
-			}
-			if got := titles(f.feed(t, "guest", feeds["groupd"])); len(got) != 0 {
-				t.Errorf("grouped project's feed as a guest elsewhere = %v, want nothing", got)
-			}
-			if got := titles(f.feed(t, "groupie", feeds["groupd"])); !cmp.Equal(got, []string{"opened Group secret"}) {
-				t.Errorf("grouped project's feed as its group's reporter = %v", got)
-			}
-			// Totals count what the reader may see.
-			resp := f.srv.JSON(t, http.MethodGet, feeds["user"]+"?target_type=issue", "", nil, http.StatusOK, nil)
-			if got := resp.Header.Get("X-Total"); got != "1" {
-				t.Errorf("X-Total for anonymous = %s, want 1", got)
-			}
+		}
+		if got := titles(f.feed(t, "alice", feeds["own"])); !cmp.Equal(got, everything) {
+			t.Errorf("alice's own feed = %v, want %v", got, everything)
+		}
+		if got := titles(f.feed(t, "groupie", fmt.Sprintf("/projects/%d/events", f.project))); !cmp.Equal(got, publicOnly) {
+			t.Errorf("project feed as a reporter of another group = %v", got)
+		}
+		if got := titles(f.feed(t, "guest", feeds["groupd"])); len(got) != 0 {
+			t.Errorf("grouped project's feed as a guest elsewhere = %v, want nothing", got)
+		}
+		if got := titles(f.feed(t, "groupie", feeds["groupd"])); !cmp.Equal(got, []string{"opened Group secret"}) {
+			t.Errorf("grouped project's feed as its group's reporter = %v", got)
+		}
+		// Totals count what the reader may see.
+		resp := f.Expect(http.StatusOK, http.MethodGet, feeds["user"]+"?target_type=issue", "", nil)
+		if got := resp.Header.Get("X-Total"); got != "1" {
+			t.Errorf("X-Total for anonymous = %s, want 1", got)
+		}
 
-			// An issue made confidential later hides the events recorded
-			// while it was public, its notes' included.
-			later := f.issue(t, f.project, "Later", false)
-			f.publish(t, domain.IssueEvent{Issue: later, Action: domain.ActionCreated, Actor: alice})
-			ln := domain.Note{ProjectID: &f.project, NoteableType: domain.TargetIssue, NoteableID: later.ID, AuthorID: alice, Body: "hm"}
-			if err := f.notes.Create(context.Background(), &ln); err != nil {
-				t.Fatal(err)
-			}
-			f.publish(t, domain.NoteEvent{Note: ln, Actor: alice})
-			project := fmt.Sprintf("/projects/%d/events", f.project)
-			if got := titles(f.feed(t, "guest", project)); !cmp.Equal(got, []string{"commented on Later", "opened Later", "opened Open"}) {
-				t.Errorf("guest's feed while the issue is public = %v", got)
-			}
-			if _, err := f.issues.Update(context.Background(), f.project, later.IID, func(is *domain.Issue) error {
-				is.Confidential = true
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if got := titles(f.feed(t, "guest", project)); !cmp.Equal(got, publicOnly) {
-				t.Errorf("guest's feed once the issue is confidential = %v, want %v", got, publicOnly)
-			}
-			if got := titles(f.feed(t, "reporter", project)); !slices.Contains(got, "commented on Later") {
-				t.Errorf("reporter's feed lost the confidential issue's events: %v", got)
-			}
-		})
-	}
+		// An issue made confidential later hides the events recorded
+		// while it was public, its notes' included.
+		later := f.issue(t, f.project, "Later", false)
+		f.publish(t, domain.IssueEvent{Issue: later, Action: domain.ActionCreated, Actor: alice})
+		ln := domain.Note{ProjectID: &f.project, NoteableType: domain.TargetIssue, NoteableID: later.ID, AuthorID: alice, Body: "hm"}
+		if err := f.notes.Create(context.Background(), &ln); err != nil {
+			t.Fatal(err)
+		}
+		f.publish(t, domain.NoteEvent{Note: ln, Actor: alice})
+		project := fmt.Sprintf("/projects/%d/events", f.project)
+		if got := titles(f.feed(t, "guest", project)); !cmp.Equal(got, []string{"commented on Later", "opened Later", "opened Open"}) {
+			t.Errorf("guest's feed while the issue is public = %v", got)
+		}
+		if _, err := f.issues.Update(context.Background(), f.project, later.IID, func(is *domain.Issue) error {
+			is.Confidential = true
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := titles(f.feed(t, "guest", project)); !cmp.Equal(got, publicOnly) {
+			t.Errorf("guest's feed once the issue is confidential = %v, want %v", got, publicOnly)
+		}
+		if got := titles(f.feed(t, "reporter", project)); !slices.Contains(got, "commented on Later") {
+			t.Errorf("reporter's feed lost the confidential issue's events: %v", got)
+		}
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hearth-forge/hearth/core"
@@ -56,9 +55,6 @@ type pushAuthor struct {
 // publisher's transaction. A project deleted since the push records
 // nothing.
 func (s *Service) recordPush(ctx context.Context, ev domain.PushEvent) error {
-	if s.p.Projects == nil || s.p.Namespaces == nil {
-		return errors.New("record push: the project stores are not wired")
-	}
 	proj, err := s.p.Projects.Get(ctx, ev.ProjectID)
 	if errors.Is(err, core.ErrNotFound) {
 		return nil
@@ -102,7 +98,7 @@ func (s *Service) recordPush(ctx context.Context, ev domain.PushEvent) error {
 }
 
 func (s *Service) pushData(ev domain.PushEvent, p *domain.Project, fullPath string, pusher *domain.User) pushData {
-	base := strings.TrimRight(s.p.Site.ExternalURL, "/")
+	base := s.p.Config.BaseURL()
 	web := base + "/" + fullPath
 	host := base
 	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {

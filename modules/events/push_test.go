@@ -10,11 +10,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"go.uber.org/fx"
 
 	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core/domain"
-	"github.com/hearth-forge/hearth/core/ports"
 )
 
 const (
@@ -25,8 +23,7 @@ const (
 
 // pushFixture is a server with a user (alice) and a public project of hers.
 type pushFixture struct {
-	srv     *apptest.Server
-	bus     ports.EventBus
+	*server
 	alice   int64
 	project struct {
 		ID             int64  `json:"id"`
@@ -36,23 +33,20 @@ type pushFixture struct {
 	}
 }
 
-func newPushFixture(t *testing.T, driver string) *pushFixture {
+func newPushFixture(t *testing.T, s *server) *pushFixture {
 	t.Helper()
-	f := &pushFixture{}
-	f.srv = apptest.New(t, apptest.Driver(driver), apptest.With(fx.Populate(&f.bus)))
-	var u struct {
-		ID int64 `json:"id"`
-	}
-	f.srv.JSON(t, http.MethodPost, "/users", f.srv.RootToken, map[string]any{
+	f := &pushFixture{server: s}
+	root := s.Srv.RootToken
+	f.alice = apptest.ID(s.Expect(http.StatusCreated, http.MethodPost, "/users", root, map[string]any{
 		"username": "alice", "name": "Alice Liddell", "email": "alice@example.com", "password": "wonderland-1234",
-	}, http.StatusCreated, &u)
-	f.alice = u.ID
-	f.srv.JSON(t, http.MethodPost, fmt.Sprintf("/projects/user/%d", u.ID), f.srv.RootToken, map[string]any{
+	}).Object(t))
+	s.Expect(http.StatusCreated, http.MethodPost, fmt.Sprintf("/projects/user/%d", f.alice), root, map[string]any{
 		"name": "Demo", "path": "demo", "description": "A demo", "visibility": "public",
-	}, http.StatusCreated, &f.project)
+	}).Decode(t, &f.project)
 	return f
 }
 
+// publish sends ev outside any transaction.
 func (f *pushFixture) publish(t *testing.T, ev domain.PushEvent) {
 	t.Helper()
 	if err := f.bus.Publish(context.Background(), ev); err != nil {
@@ -60,31 +54,9 @@ func (f *pushFixture) publish(t *testing.T, ev domain.PushEvent) {
 	}
 }
 
-type feedEvent struct {
-	ProjectID      *int64          `json:"project_id"`
-	ActionName     string          `json:"action_name"`
-	TargetID       *int64          `json:"target_id"`
-	TargetType     *string         `json:"target_type"`
-	TargetTitle    *string         `json:"target_title"`
-	AuthorID       int64           `json:"author_id"`
-	AuthorUsername string          `json:"author_username"`
-	CreatedAt      string          `json:"created_at"`
-	Data           json.RawMessage `json:"data"`
-}
-
 func (f *pushFixture) feed(t *testing.T, path string) []feedEvent {
 	t.Helper()
-	var out []feedEvent
-	f.srv.JSON(t, http.MethodGet, path, f.srv.RootToken, nil, http.StatusOK, &out)
-	return out
-}
-
-func actionNames(evs []feedEvent) []string {
-	out := []string{}
-	for _, e := range evs {
-		out = append(out, e.ActionName)
-	}
-	return out
+	return feed[feedEvent](f.server, f.Srv.RootToken, path)
 }
 
 // TestPushEventRecorded publishes a new branch, an update of it and its
@@ -92,112 +64,109 @@ func actionNames(evs []feedEvent) []string {
 // with GitLab's action names and push data.
 func TestPushEventRecorded(t *testing.T) {
 	t.Parallel()
-	for _, driver := range []string{"sqlite", "postgres"} {
-		t.Run(driver, func(t *testing.T) {
-			t.Parallel()
-			f := newPushFixture(t, driver)
-			pid := f.project.ID
-			at := time.Now().UTC().Add(3 * time.Hour).Truncate(time.Second)
-			zone := time.FixedZone("CEST", 2*3600)
-			older := domain.PushCommit{ID: shaB, Message: "Add a file\n\nWith a body.", Timestamp: time.Date(2017, 5, 10, 12, 0, 0, 0, zone),
-				Author: domain.Signature{Name: "Ann Author", Email: "ann@example.com"}}
-			newer := domain.PushCommit{ID: shaC, Message: "Fix it", Timestamp: time.Date(2017, 5, 11, 8, 30, 0, 0, time.UTC),
-				Author: domain.Signature{Name: "Bob Builder", Email: "bob@example.com"}}
-			f.publish(t, domain.PushEvent{ProjectID: pid, Actor: f.alice, Ref: "refs/heads/feature", Before: domain.ZeroID, After: shaA,
-				Commits: []domain.PushCommit{{ID: shaA, Message: "first", Timestamp: at}}, TotalCommits: 1, At: at})
-			f.publish(t, domain.PushEvent{ProjectID: pid, Actor: f.alice, Ref: "refs/heads/feature", Before: shaA, After: shaC,
-				Commits: []domain.PushCommit{newer, older}, TotalCommits: 25, At: at.Add(time.Minute)})
-			f.publish(t, domain.PushEvent{ProjectID: pid, Actor: f.alice, Ref: "refs/heads/feature", Before: shaC, After: domain.ZeroID,
-				At: at.Add(2 * time.Minute)})
+	eachDriver(t, func(t *testing.T, s *server) {
+		f := newPushFixture(t, s)
+		pid := f.project.ID
+		at := time.Now().UTC().Add(3 * time.Hour).Truncate(time.Second)
+		zone := time.FixedZone("CEST", 2*3600)
+		older := domain.PushCommit{ID: shaB, Message: "Add a file\n\nWith a body.", Timestamp: time.Date(2017, 5, 10, 12, 0, 0, 0, zone),
+			Author: domain.Signature{Name: "Ann Author", Email: "ann@example.com"}}
+		newer := domain.PushCommit{ID: shaC, Message: "Fix it", Timestamp: time.Date(2017, 5, 11, 8, 30, 0, 0, time.UTC),
+			Author: domain.Signature{Name: "Bob Builder", Email: "bob@example.com"}}
+		f.publish(t, domain.PushEvent{ProjectID: pid, Actor: f.alice, Ref: "refs/heads/feature", Before: domain.ZeroID, After: shaA,
+			Commits: []domain.PushCommit{{ID: shaA, Message: "first", Timestamp: at}}, TotalCommits: 1, At: at})
+		f.publish(t, domain.PushEvent{ProjectID: pid, Actor: f.alice, Ref: "refs/heads/feature", Before: shaA, After: shaC,
+			Commits: []domain.PushCommit{newer, older}, TotalCommits: 25, At: at.Add(time.Minute)})
+		f.publish(t, domain.PushEvent{ProjectID: pid, Actor: f.alice, Ref: "refs/heads/feature", Before: shaC, After: domain.ZeroID,
+			At: at.Add(2 * time.Minute)})
 
-			pushed := f.feed(t, fmt.Sprintf("/projects/%d/events?action=pushed", pid))
-			if diff := cmp.Diff([]string{"deleted", "pushed to", "pushed new"}, actionNames(pushed)); diff != "" {
-				t.Fatalf("project feed, action=pushed (-want +got):\n%s", diff)
+		pushed := f.feed(t, fmt.Sprintf("/projects/%d/events?action=pushed", pid))
+		if diff := cmp.Diff([]string{"deleted", "pushed to", "pushed new"}, actionNames(pushed)); diff != "" {
+			t.Fatalf("project feed, action=pushed (-want +got):\n%s", diff)
+		}
+		for _, e := range pushed {
+			if e.TargetID != nil || e.TargetType != nil || e.TargetTitle != nil || e.AuthorID != f.alice ||
+				e.AuthorUsername != "alice" || e.ProjectID == nil || *e.ProjectID != pid {
+				t.Errorf("push event %+v: want no target, alice as author, the project", e)
 			}
-			for _, e := range pushed {
-				if e.TargetID != nil || e.TargetType != nil || e.TargetTitle != nil || e.AuthorID != f.alice ||
-					e.AuthorUsername != "alice" || e.ProjectID == nil || *e.ProjectID != pid {
-					t.Errorf("push event %+v: want no target, alice as author, the project", e)
-				}
-			}
-			if got, err := time.Parse(time.RFC3339, pushed[1].CreatedAt); err != nil || !got.Equal(at.Add(time.Minute)) {
-				t.Errorf("created_at = %q, want the push time %v", pushed[1].CreatedAt, at.Add(time.Minute))
-			}
+		}
+		if got, err := time.Parse(time.RFC3339, pushed[1].CreatedAt); err != nil || !got.Equal(at.Add(time.Minute)) {
+			t.Errorf("created_at = %q, want the push time %v", pushed[1].CreatedAt, at.Add(time.Minute))
+		}
 
-			var data map[string]any
-			if err := json.Unmarshal(pushed[1].Data, &data); err != nil {
-				t.Fatalf("data %s: %v", pushed[1].Data, err)
-			}
-			commitURL := func(sha string) string { return f.project.WebURL + "/commit/" + sha }
-			want := map[string]any{
-				"before": shaA, "after": shaC, "ref": "refs/heads/feature",
-				"user_id": float64(f.alice), "user_name": "Alice Liddell",
-				"repository": map[string]any{
-					"name": "Demo", "url": f.project.SSHURLToRepo, "description": "A demo", "homepage": f.project.WebURL,
-				},
-				// Oldest first, as GitLab lists them.
-				"commits": []any{
-					map[string]any{"id": shaB, "message": "Add a file\n\nWith a body.", "timestamp": "2017-05-10T12:00:00+02:00",
-						"url": commitURL(shaB), "author": map[string]any{"name": "Ann Author", "email": "ann@example.com"}},
-					map[string]any{"id": shaC, "message": "Fix it", "timestamp": "2017-05-11T08:30:00Z",
-						"url": commitURL(shaC), "author": map[string]any{"name": "Bob Builder", "email": "bob@example.com"}},
-				},
-				"total_commits_count": float64(25),
-			}
-			if diff := cmp.Diff(want, data); diff != "" {
-				t.Errorf("push data (-want +got):\n%s", diff)
-			}
-			if !strings.HasPrefix(f.project.SSHURLToRepo, "git@") || !strings.HasSuffix(f.project.SSHURLToRepo, "/demo.git") {
-				t.Errorf("ssh_url_to_repo = %q", f.project.SSHURLToRepo)
-			}
-			var deleted struct {
-				Before, After string
-				Commits       []any `json:"commits"`
-				Total         int   `json:"total_commits_count"`
-			}
-			if err := json.Unmarshal(pushed[0].Data, &deleted); err != nil || deleted.After != domain.ZeroID || deleted.Before != shaC ||
-				deleted.Commits == nil || len(deleted.Commits) != 0 || deleted.Total != 0 {
-				t.Errorf("data of the deletion = %s (%v); want an empty commits list", pushed[0].Data, err)
-			}
+		var data map[string]any
+		if err := json.Unmarshal(pushed[1].Data, &data); err != nil {
+			t.Fatalf("data %s: %v", pushed[1].Data, err)
+		}
+		commitURL := func(sha string) string { return f.project.WebURL + "/commit/" + sha }
+		want := map[string]any{
+			"before": shaA, "after": shaC, "ref": "refs/heads/feature",
+			"user_id": float64(f.alice), "user_name": "Alice Liddell",
+			"repository": map[string]any{
+				"name": "Demo", "url": f.project.SSHURLToRepo, "description": "A demo", "homepage": f.project.WebURL,
+			},
+			// Oldest first, as GitLab lists them.
+			"commits": []any{
+				map[string]any{"id": shaB, "message": "Add a file\n\nWith a body.", "timestamp": "2017-05-10T12:00:00+02:00",
+					"url": commitURL(shaB), "author": map[string]any{"name": "Ann Author", "email": "ann@example.com"}},
+				map[string]any{"id": shaC, "message": "Fix it", "timestamp": "2017-05-11T08:30:00Z",
+					"url": commitURL(shaC), "author": map[string]any{"name": "Bob Builder", "email": "bob@example.com"}},
+			},
+			"total_commits_count": float64(25),
+		}
+		if diff := cmp.Diff(want, data); diff != "" {
+			t.Errorf("push data (-want +got):\n%s", diff)
+		}
+		if !strings.HasPrefix(f.project.SSHURLToRepo, "git@") || !strings.HasSuffix(f.project.SSHURLToRepo, "/demo.git") {
+			t.Errorf("ssh_url_to_repo = %q", f.project.SSHURLToRepo)
+		}
+		var deleted struct {
+			Before, After string
+			Commits       []any `json:"commits"`
+			Total         int   `json:"total_commits_count"`
+		}
+		if err := json.Unmarshal(pushed[0].Data, &deleted); err != nil || deleted.After != domain.ZeroID || deleted.Before != shaC ||
+			deleted.Commits == nil || len(deleted.Commits) != 0 || deleted.Total != 0 {
+			t.Errorf("data of the deletion = %s (%v); want an empty commits list", pushed[0].Data, err)
+		}
 
-			// The pusher's feed has them too; other filters leave them out.
-			mine := f.feed(t, fmt.Sprintf("/users/%d/events?action=pushed", f.alice))
-			if diff := cmp.Diff([]string{"deleted", "pushed to", "pushed new"}, actionNames(mine)); diff != "" {
-				t.Errorf("user feed, action=pushed (-want +got):\n%s", diff)
+		// The pusher's feed has them too; other filters leave them out.
+		mine := f.feed(t, fmt.Sprintf("/users/%d/events?action=pushed", f.alice))
+		if diff := cmp.Diff([]string{"deleted", "pushed to", "pushed new"}, actionNames(mine)); diff != "" {
+			t.Errorf("user feed, action=pushed (-want +got):\n%s", diff)
+		}
+		byName := actionNames(f.feed(t, "/users/alice/events?sort=asc"))
+		if n := len(byName); n < 3 || !cmp.Equal(byName[n-3:], []string{"pushed new", "pushed to", "deleted"}) {
+			t.Errorf("user feed ascending = %v, want the pushes last", byName)
+		}
+		created := f.feed(t, fmt.Sprintf("/projects/%d/events?action=created", pid))
+		for _, e := range created {
+			if strings.HasPrefix(e.ActionName, "pushed") || e.ActionName == "deleted" {
+				t.Errorf("action=created lists %q", e.ActionName)
 			}
-			byName := actionNames(f.feed(t, "/users/alice/events?sort=asc"))
-			if n := len(byName); n < 3 || !cmp.Equal(byName[n-3:], []string{"pushed new", "pushed to", "deleted"}) {
-				t.Errorf("user feed ascending = %v, want the pushes last", byName)
-			}
-			created := f.feed(t, fmt.Sprintf("/projects/%d/events?action=created", pid))
-			for _, e := range created {
-				if strings.HasPrefix(e.ActionName, "pushed") || e.ActionName == "deleted" {
-					t.Errorf("action=created lists %q", e.ActionName)
-				}
-			}
-			all := f.feed(t, fmt.Sprintf("/projects/%d/events", pid))
-			if len(all) != len(created)+3 {
-				t.Errorf("project feed has %d events, want %d created + 3 pushed", len(all), len(created))
-			}
+		}
+		all := f.feed(t, fmt.Sprintf("/projects/%d/events", pid))
+		if len(all) != len(created)+3 {
+			t.Errorf("project feed has %d events, want %d created + 3 pushed", len(all), len(created))
+		}
 
-			// The project's last activity moved to the last push; the
-			// pusher was active that day.
-			var proj struct {
-				LastActivityAt string `json:"last_activity_at"`
-			}
-			f.srv.JSON(t, http.MethodGet, fmt.Sprintf("/projects/%d", pid), f.srv.RootToken, nil, http.StatusOK, &proj)
-			if got, err := time.Parse(time.RFC3339, proj.LastActivityAt); err != nil || !got.Equal(at.Add(2*time.Minute)) {
-				t.Errorf("last_activity_at = %q, want %v", proj.LastActivityAt, at.Add(2*time.Minute))
-			}
-			var user struct {
-				LastActivityOn *string `json:"last_activity_on"`
-			}
-			f.srv.JSON(t, http.MethodGet, fmt.Sprintf("/users/%d", f.alice), f.srv.RootToken, nil, http.StatusOK, &user)
-			if want := at.Add(2 * time.Minute).Format(time.DateOnly); user.LastActivityOn == nil || *user.LastActivityOn != want {
-				t.Errorf("last_activity_on = %v, want %s", user.LastActivityOn, want)
-			}
-		})
-	}
+		// The project's last activity moved to the last push; the
+		// pusher was active that day.
+		var proj struct {
+			LastActivityAt string `json:"last_activity_at"`
+		}
+		f.Expect(http.StatusOK, http.MethodGet, fmt.Sprintf("/projects/%d", pid), f.Srv.RootToken, nil).Decode(t, &proj)
+		if got, err := time.Parse(time.RFC3339, proj.LastActivityAt); err != nil || !got.Equal(at.Add(2*time.Minute)) {
+			t.Errorf("last_activity_at = %q, want %v", proj.LastActivityAt, at.Add(2*time.Minute))
+		}
+		var user struct {
+			LastActivityOn *string `json:"last_activity_on"`
+		}
+		f.Expect(http.StatusOK, http.MethodGet, fmt.Sprintf("/users/%d", f.alice), f.Srv.RootToken, nil).Decode(t, &user)
+		if want := at.Add(2 * time.Minute).Format(time.DateOnly); user.LastActivityOn == nil || *user.LastActivityOn != want {
+			t.Errorf("last_activity_on = %v, want %s", user.LastActivityOn, want)
+		}
+	})
 }
 
 // TestPushEventTagAndOlderPush: a tag push is "pushed new" with its data,
@@ -205,7 +174,7 @@ func TestPushEventRecorded(t *testing.T) {
 // it back.
 func TestPushEventTagAndOlderPush(t *testing.T) {
 	t.Parallel()
-	f := newPushFixture(t, "sqlite")
+	f := newPushFixture(t, newServer(t))
 	pid := f.project.ID
 	before, err := time.Parse(time.RFC3339, f.project.LastActivityAt)
 	if err != nil {
@@ -237,7 +206,7 @@ func TestPushEventTagAndOlderPush(t *testing.T) {
 	var proj struct {
 		LastActivityAt string `json:"last_activity_at"`
 	}
-	f.srv.JSON(t, http.MethodGet, fmt.Sprintf("/projects/%d", pid), f.srv.RootToken, nil, http.StatusOK, &proj)
+	f.Expect(http.StatusOK, http.MethodGet, fmt.Sprintf("/projects/%d", pid), f.Srv.RootToken, nil).Decode(t, &proj)
 	if got, err := time.Parse(time.RFC3339, proj.LastActivityAt); err != nil || !got.Equal(before) {
 		t.Errorf("last_activity_at = %q, want it kept at %v", proj.LastActivityAt, before)
 	}
@@ -247,7 +216,7 @@ func TestPushEventTagAndOlderPush(t *testing.T) {
 // records nothing and does not fail the publisher.
 func TestPushEventDeletedProject(t *testing.T) {
 	t.Parallel()
-	f := newPushFixture(t, "sqlite")
+	f := newPushFixture(t, newServer(t))
 	f.publish(t, domain.PushEvent{ProjectID: f.project.ID + 1000, Actor: f.alice, Ref: "refs/heads/main",
 		Before: domain.ZeroID, After: shaA, At: time.Now()})
 	if evs := f.feed(t, fmt.Sprintf("/users/%d/events?action=pushed", f.alice)); len(evs) != 0 {
@@ -260,15 +229,15 @@ func TestPushEventDeletedProject(t *testing.T) {
 // the commit's real SHA and message, attributed to the committing user.
 func TestPushEventFromAPICommit(t *testing.T) {
 	t.Parallel()
-	f := newPushFixture(t, "sqlite")
+	f := newPushFixture(t, newServer(t))
 	pid := f.project.ID
 	var commit struct {
 		ID string `json:"id"`
 	}
-	f.srv.JSON(t, http.MethodPost, fmt.Sprintf("/projects/%d/repository/files/README.md", pid), f.srv.RootToken, map[string]any{
+	f.Expect(http.StatusCreated, http.MethodPost, fmt.Sprintf("/projects/%d/repository/files/README.md", pid), f.Srv.RootToken, map[string]any{
 		"branch": "master", "content": "hello\n", "commit_message": "Add README",
-	}, http.StatusCreated, nil)
-	f.srv.JSON(t, http.MethodGet, fmt.Sprintf("/projects/%d/repository/commits/master", pid), f.srv.RootToken, nil, http.StatusOK, &commit)
+	})
+	f.Expect(http.StatusOK, http.MethodGet, fmt.Sprintf("/projects/%d/repository/commits/master", pid), f.Srv.RootToken, nil).Decode(t, &commit)
 	evs := f.feed(t, fmt.Sprintf("/projects/%d/events?action=pushed", pid))
 	if len(evs) != 1 || evs[0].ActionName != "pushed new" {
 		t.Fatalf("feed = %v, want one \"pushed new\"", actionNames(evs))

@@ -3,7 +3,6 @@ package notes
 import (
 	"time"
 
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
@@ -47,34 +46,32 @@ type awardJSON struct {
 	AwardableType string             `json:"awardable_type"`
 }
 
-// users renders the authors a response names, loaded in one query.
+// users are the rendered users a response names, by ID.
 type users map[int64]*apijson.UserBasic
 
-func (u users) of(id int64) *apijson.UserBasic { return u[id] }
-
-func newNoteJSON(n domain.Note, nb *noteable, u users) noteJSON {
+func newNoteJSON(n domain.Note, nb *Noteable, u users) noteJSON {
 	return noteJSON{
 		ID:           n.ID,
 		Body:         n.Body,
-		Author:       u.of(n.AuthorID),
+		Author:       u[n.AuthorID],
 		CreatedAt:    httpx.TimeOf(n.CreatedAt),
 		UpdatedAt:    httpx.TimeOf(n.UpdatedAt),
 		System:       n.System,
 		NoteableID:   n.NoteableID,
 		NoteableType: n.NoteableType,
-		NoteableIID:  nb.iid,
+		NoteableIID:  nb.IID,
 	}
 }
 
 func newSnippetNoteJSON(n domain.Note, u users) snippetNoteJSON {
-	return snippetNoteJSON{ID: n.ID, Author: u.of(n.AuthorID), UpdatedAt: httpx.TimeOf(n.UpdatedAt), CreatedAt: httpx.TimeOf(n.CreatedAt)}
+	return snippetNoteJSON{ID: n.ID, Author: u[n.AuthorID], UpdatedAt: httpx.TimeOf(n.UpdatedAt), CreatedAt: httpx.TimeOf(n.CreatedAt)}
 }
 
 func newAwardJSON(a domain.Award, u users) awardJSON {
 	return awardJSON{
 		ID:            a.ID,
 		Name:          a.Name,
-		User:          u.of(a.UserID),
+		User:          u[a.UserID],
 		CreatedAt:     httpx.TimeOf(a.CreatedAt),
 		UpdatedAt:     httpx.TimeOf(a.UpdatedAt),
 		AwardableID:   a.AwardableID,
@@ -82,37 +79,19 @@ func newAwardJSON(a domain.Award, u users) awardJSON {
 	}
 }
 
-// listParams are the list's order; GitLab's default is newest first.
-type listParams struct {
+// ListInput is the list's order; GitLab's default is newest first.
+type ListInput struct {
 	OrderBy string `param:"order_by"`
 	Sort    string `param:"sort"`
 }
 
-func (in listParams) validate() error {
-	switch in.OrderBy {
-	case "", "created_at", "updated_at":
-	default:
-		return invalid("order_by")
-	}
-	switch in.Sort {
-	case "", "asc", "desc":
-	default:
-		return invalid("sort")
-	}
-	return nil
-}
-
-// createParams are POST .../notes's parameters.
-type createParams struct {
+// CreateInput are POST .../notes's parameters.
+type CreateInput struct {
 	Body      string     `param:"body,required"`
 	CreatedAt *time.Time `param:"created_at"`
 }
 
-// updateParams are PUT .../notes/:note_id's parameters.
-type updateParams struct {
+// UpdateInput are PUT .../notes/:note_id's parameters.
+type UpdateInput struct {
 	Body string `param:"body,required"`
-}
-
-func invalid(name string) error {
-	return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: name + " does not have a valid value"}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -13,6 +14,7 @@ import (
 // commenting; votes show as upvotes and downvotes, repeats answer the
 // award already given, and other ":words:" stay comments.
 func TestAwardNotesOnMergeRequest(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	pid := s.project("votes", "public")
 	mrID, iid := s.mr(pid, "feature", "Vote on me")
@@ -20,12 +22,12 @@ func TestAwardNotesOnMergeRequest(t *testing.T) {
 	path := notesPath(pid, "merge_requests", iid)
 
 	var up awardJSON
-	s.JSON(t, "POST", path, alice.token, form("body", ":+1:"), 201, &up)
+	s.Expect(201, "POST", path, alice.token, apptest.Form("body", ":+1:")).Decode(t, &up)
 	if up.ID == 0 || up.Name != "thumbsup" || up.AwardableType != "MergeRequest" || up.AwardableID != mrID ||
 		up.User == nil || up.User.Username != "alice" || up.CreatedAt == "" || up.UpdatedAt != up.CreatedAt {
 		t.Errorf("award = %+v", up)
 	}
-	data := s.expect(201, "", "POST", path, alice.token, form("body", ":thumbsup:"))
+	data := s.Expect(201, "POST", path, alice.token, apptest.Form("body", ":thumbsup:")).Body
 	wantKeys := []string{"awardable_id", "awardable_type", "created_at", "id", "name", "updated_at", "user"}
 	if got := keys(t, data); fmt.Sprint(got) != fmt.Sprint(wantKeys) {
 		t.Errorf("award keys = %v, want %v", got, wantKeys)
@@ -37,10 +39,10 @@ func TestAwardNotesOnMergeRequest(t *testing.T) {
 	if again.ID != up.ID || again.Name != "thumbsup" {
 		t.Errorf("repeated award = %+v, want the first one %+v", again, up)
 	}
-	s.JSON(t, "POST", path, bob.token, form("body", ":-1: "), 201, nil)
-	s.JSON(t, "POST", path, bob.token, form("body", ":thumbsup:"), 201, nil)
+	s.Expect(201, "POST", path, bob.token, apptest.Form("body", ":-1: "))
+	s.Expect(201, "POST", path, bob.token, apptest.Form("body", ":thumbsup:"))
 	var tada awardJSON
-	s.JSON(t, "POST", path, bob.token, form("body", ":tada:"), 201, &tada)
+	s.Expect(201, "POST", path, bob.token, apptest.Form("body", ":tada:")).Decode(t, &tada)
 	if tada.Name != "tada" {
 		t.Errorf("tada award = %+v", tada)
 	}
@@ -51,7 +53,7 @@ func TestAwardNotesOnMergeRequest(t *testing.T) {
 	var list []struct {
 		Upvotes, Downvotes int
 	}
-	s.JSON(t, "GET", fmt.Sprintf("/projects/%d/merge_requests", pid), alice.token, nil, 200, &list)
+	s.Expect(200, "GET", fmt.Sprintf("/projects/%d/merge_requests", pid), alice.token, nil).Decode(t, &list)
 	if len(list) != 1 || list[0].Upvotes != 2 || list[0].Downvotes != 1 {
 		t.Errorf("merge request list votes = %+v", list)
 	}
@@ -71,17 +73,18 @@ func TestAwardNotesOnMergeRequest(t *testing.T) {
 		t.Errorf("after comments: %+v", got)
 	}
 	// Anonymous awards are refused like notes.
-	s.expect(401, `{"message":"401 Unauthorized"}`, "POST", path, "", form("body", ":+1:"))
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "POST", path, "", apptest.Form("body", ":+1:"))
 }
 
 // TestAwardMarksTodosDone: awarding an emoji on a merge request marks the
 // caller's pending todos on it done, as GitLab does.
 func TestAwardMarksTodosDone(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	pid := s.project("todos", "public")
 	_, iid := s.mr(pid, "feature", "Todo")
 	alice := s.person("alice")
-	s.JSON(t, "POST", fmt.Sprintf("/projects/%d/merge_requests/%d/todo", pid, iid), alice.token, nil, 201, nil)
+	s.Expect(201, "POST", fmt.Sprintf("/projects/%d/merge_requests/%d/todo", pid, iid), alice.token, nil)
 	pending := func() int {
 		t.Helper()
 		_, n, err := s.todos.List(context.Background(), domain.TodoFilter{UserID: alice.id, State: domain.TodoPending,
@@ -98,7 +101,7 @@ func TestAwardMarksTodosDone(t *testing.T) {
 	if pending() != 1 {
 		t.Errorf("a comment marked the todo done")
 	}
-	s.JSON(t, "POST", notesPath(pid, "merge_requests", iid), alice.token, form("body", ":thumbsup:"), 201, nil)
+	s.Expect(201, "POST", notesPath(pid, "merge_requests", iid), alice.token, apptest.Form("body", ":thumbsup:"))
 	if n := pending(); n != 0 {
 		t.Errorf("pending todos after the award = %d, want 0", n)
 	}
@@ -106,6 +109,7 @@ func TestAwardMarksTodosDone(t *testing.T) {
 
 // TestDeletedNoteTakesItsAwards: the awards given to a note go with it.
 func TestDeletedNoteTakesItsAwards(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	pid := s.project("awarded", "public")
 	_, iid := s.mr(pid, "feature", "Awarded")
@@ -118,7 +122,7 @@ func TestDeletedNoteTakesItsAwards(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s.expect(204, "", "DELETE", notePath(pid, "merge_requests", iid, n.ID), alice.token, nil)
+	s.Expect(204, "DELETE", notePath(pid, "merge_requests", iid, n.ID), alice.token, nil)
 	if list, err := s.awardsOf(domain.TargetNote, n.ID); err != nil || len(list) != 0 {
 		t.Errorf("awards of the deleted note: %d, %v", len(list), err)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/hearth-forge/hearth/app/apptest"
 )
 
 // feedEvent is an event of the feed with its embedded note kept raw.
@@ -17,23 +19,24 @@ type feedEvent struct {
 }
 
 func (s *server) commented(token, path string) []feedEvent {
-	s.t.Helper()
+	s.T.Helper()
 	var out []feedEvent
-	s.JSON(s.t, "GET", path, token, nil, 200, &out)
+	s.Expect(200, "GET", path, token, nil).Decode(s.T, &out)
 	return out
 }
 
 // TestNoteEventsInFeed: a comment is GitLab's "commented on" event with
 // the note embedded as it is now; awards and system notes add none.
 func TestNoteEventsInFeed(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	pid := s.project("feed", "public")
 	mrID, iid := s.mr(pid, "feature", "Feed me")
 	alice := s.person("alice")
 	path := notesPath(pid, "merge_requests", iid)
 	n := s.post(alice.token, path, "First!")
-	s.JSON(t, "POST", path, alice.token, form("body", ":+1:"), 201, nil)
-	s.JSON(t, "PUT", fmt.Sprintf("/projects/%d/merge_requests/%d", pid, iid), s.RootToken, form("state_event", "close"), 200, nil)
+	s.Expect(201, "POST", path, alice.token, apptest.Form("body", ":+1:"))
+	s.Expect(200, "PUT", fmt.Sprintf("/projects/%d/merge_requests/%d", pid, iid), s.RootToken, apptest.Form("state_event", "close"))
 
 	projectFeed := fmt.Sprintf("/projects/%d/events?action=commented", pid)
 	evs := s.commented("", projectFeed)
@@ -47,7 +50,7 @@ func TestNoteEventsInFeed(t *testing.T) {
 	}
 	want := fmt.Sprintf(`{"id":%d,"body":"First!","attachment":null,"author":%s,"created_at":%q,"system":false,
 		"noteable_id":%d,"noteable_type":"MergeRequest"}`, n.ID, authorJSON(t, s, alice), n.CreatedAt, mrID)
-	if !jsonEqual(e.Note, []byte(want)) {
+	if !apptest.JSONEqual(e.Note, []byte(want)) {
 		t.Errorf("embedded note = %s\nwant %s", e.Note, want)
 	}
 	if got := s.commented(alice.token, fmt.Sprintf("/users/%d/events?target_type=note", alice.id)); len(got) != 1 {
@@ -58,16 +61,16 @@ func TestNoteEventsInFeed(t *testing.T) {
 	}
 
 	// The feed shows the note as it is now, and nothing once it is gone.
-	s.JSON(t, "PUT", notePath(pid, "merge_requests", iid, n.ID), alice.token, form("body", "Edited"), 200, nil)
+	s.Expect(200, "PUT", notePath(pid, "merge_requests", iid, n.ID), alice.token, apptest.Form("body", "Edited"))
 	var note struct{ Body string }
 	if err := json.Unmarshal(s.commented("", projectFeed)[0].Note, &note); err != nil || note.Body != "Edited" {
 		t.Errorf("embedded note after the edit = %+v, %v", note, err)
 	}
-	s.expect(204, "", "DELETE", notePath(pid, "merge_requests", iid, n.ID), alice.token, nil)
-	resp, data := s.Do(t, "GET", projectFeed, "", nil)
+	s.Expect(204, "DELETE", notePath(pid, "merge_requests", iid, n.ID), alice.token, nil)
+	data := s.Expect(200, "GET", projectFeed, "", nil).Body
 	var raw []map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil || resp.StatusCode != 200 || len(raw) != 1 {
-		t.Fatalf("feed after delete: %d %s", resp.StatusCode, data)
+	if err := json.Unmarshal(data, &raw); err != nil || len(raw) != 1 {
+		t.Fatalf("feed after delete: %s", data)
 	}
 	if _, ok := raw[0]["note"]; ok {
 		t.Errorf("event of a deleted note still embeds it: %s", data)
@@ -85,7 +88,7 @@ func authorJSON(t *testing.T, s *server, p person) string {
 		AvatarURL *string `json:"avatar_url"`
 		WebURL    string  `json:"web_url"`
 	}
-	s.JSON(t, "GET", fmt.Sprintf("/users/%d", p.id), s.RootToken, nil, 200, &u)
+	s.Expect(200, "GET", fmt.Sprintf("/users/%d", p.id), s.RootToken, nil).Decode(t, &u)
 	out, err := json.Marshal(u)
 	if err != nil {
 		t.Fatal(err)

@@ -1,67 +1,62 @@
 package notes
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/hearth-forge/hearth/core"
-	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// handlers decode, call the service and render.
-type handlers struct{ s *Service }
-
-func (h handlers) routes() []httpx.Route {
-	var out []httpx.Route
-	for _, k := range kinds {
-		base := "/projects/{id}/" + k.segment + "/{" + k.param + "}/notes"
-		one := base + "/{note_id}"
-		out = append(out,
-			httpx.Route{Method: http.MethodGet, Pattern: base, Handle: h.list(k)},
-			httpx.Route{Method: http.MethodPost, Pattern: base, Handle: h.create(k)},
-			httpx.Route{Method: http.MethodGet, Pattern: one, Handle: h.get(k)},
-			httpx.Route{Method: http.MethodPut, Pattern: one, Handle: h.update(k)},
-			httpx.Route{Method: http.MethodDelete, Pattern: one, Handle: h.delete(k)},
-		)
-	}
-	return out
+// handlers decode, call one use case and render.
+type handlers struct {
+	s       *Service
+	present presenter
 }
 
-// read resolves the project and the noteable for a read (404s only).
-func (h handlers) read(r *http.Request, k kind) (target, *noteable, error) {
-	t, err := h.s.project(r)
+// noteableRef reads the project and the noteable from the path. A key
+// that cannot exist is 0: the use case answers the noteable's 404 once
+// the project is resolved, as GitLab orders them.
+func noteableRef(r *http.Request, k kind) (NoteableRef, error) {
+	ref, err := httpx.RefParam(r, "id")
 	if err != nil {
-		return t, nil, err
+		return NoteableRef{}, err
 	}
-	nb, err := h.s.noteable(r, t, k)
-	return t, nb, err
+	key, err := pathID(r, k.param)
+	if err != nil {
+		return NoteableRef{}, err
+	}
+	return NoteableRef{Project: ref, Type: k.typ, Key: key}, nil
 }
 
-// write is read for writes: 401 first, then the request's parameters
-// (400), then 404s; archived projects take no notes (403).
-func (h handlers) write(r *http.Request, k kind, params any) (target, *noteable, error) {
-	if _, err := httpx.RequireUser(r); err != nil {
-		return target{}, nil, err
+// pathID is a positive integer path parameter, or 0 when it holds none.
+func pathID(r *http.Request, name string) (int64, error) {
+	id, err := httpx.IDParam(r, name, "")
+	if errors.Is(err, core.ErrNotFound) {
+		return 0, nil
 	}
-	if params != nil {
-		if err := httpx.Decode(r, params); err != nil {
-			return target{}, nil, err
+	return id, err
+}
+
+// writeInput is what every write starts with: the signed-in caller (401
+// before anything else), then the request's parameters into in, when
+// given (400), then the path.
+func writeInput(r *http.Request, k kind, in any) (NoteableRef, error) {
+	if _, err := httpx.RequireUser(r); err != nil {
+		return NoteableRef{}, err
+	}
+	if in != nil {
+		if err := httpx.Decode(r, in); err != nil {
+			return NoteableRef{}, err
 		}
 	}
-	t, nb, err := h.read(r, k)
-	if err != nil {
-		return t, nil, err
-	}
-	if t.project.Archived {
-		return t, nil, core.Forbidden("")
-	}
-	return t, nb, nil
+	return noteableRef(r, k)
 }
 
 // GET .../notes
 func (h handlers) list(k kind) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		var in listParams
+		var in ListInput
 		if err := httpx.Decode(r, &in); err != nil {
 			return err
 		}
@@ -72,27 +67,19 @@ func (h handlers) list(k kind) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		_, nb, err := h.read(r, k)
+		ref, err := noteableRef(r, k)
 		if err != nil {
 			return err
 		}
-		list, total, err := h.s.list(r.Context(), nb, in, pg)
+		l, err := h.s.List(r.Context(), httpx.CallerOf(r), ref, in, pg)
 		if err != nil {
 			return err
 		}
-		ids := make([]int64, len(list))
-		for i, n := range list {
-			ids[i] = n.AuthorID
-		}
-		u, err := h.s.users(r.Context(), httpx.BaseURL(r), ids...)
+		out, err := h.present.notes(r.Context(), l)
 		if err != nil {
 			return err
 		}
-		out := make([]noteJSON, len(list))
-		for i, n := range list {
-			out[i] = newNoteJSON(n, nb, u)
-		}
-		return httpx.Paginated(w, r, out, total, pg)
+		return httpx.Paginated(w, r, out, l.Total, pg)
 	}
 }
 
@@ -100,98 +87,89 @@ func (h handlers) list(k kind) httpx.HandlerFunc {
 // snippet-shaped object.
 func (h handlers) get(k kind) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		_, nb, err := h.read(r, k)
+		ref, err := noteableRef(r, k)
 		if err != nil {
 			return err
 		}
-		n, err := h.s.note(r, nb)
+		id, err := pathID(r, "note_id")
 		if err != nil {
 			return err
 		}
-		u, err := h.s.users(r.Context(), httpx.BaseURL(r), n.AuthorID)
+		n, nb, err := h.s.Get(r.Context(), httpx.CallerOf(r), ref, id)
 		if err != nil {
 			return err
 		}
-		if k.typ == domain.TargetSnippet {
-			return httpx.OK(w, newSnippetNoteJSON(*n, u))
+		out, err := h.present.note(r.Context(), n, nb, true)
+		if err != nil {
+			return err
 		}
-		return httpx.OK(w, newNoteJSON(*n, nb, u))
+		return httpx.OK(w, out)
 	}
 }
 
 // POST .../notes: a comment, or an award when the body is one emoji.
 func (h handlers) create(k kind) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		var in createParams
-		t, nb, err := h.write(r, k, &in)
+		var in CreateInput
+		ref, err := writeInput(r, k, &in)
 		if err != nil {
 			return err
 		}
-		ctx, base := r.Context(), httpx.BaseURL(r)
-		if name, ok := awardName(in.Body); ok {
-			a, err := h.s.award(ctx, t, nb, name)
+		posted, err := h.s.Create(r.Context(), httpx.CallerOf(r), ref, in)
+		if err != nil {
+			return err
+		}
+		if posted.Award != nil {
+			out, err := h.present.award(r.Context(), posted.Award)
 			if err != nil {
 				return err
 			}
-			u, err := h.s.users(ctx, base, a.UserID)
-			if err != nil {
-				return err
-			}
-			return httpx.Created(w, newAwardJSON(*a, u))
+			return httpx.Created(w, out)
 		}
-		n, err := h.s.create(ctx, t, nb, in)
+		out, err := h.present.note(r.Context(), posted.Note, posted.Noteable, false)
 		if err != nil {
 			return err
 		}
-		u, err := h.s.users(ctx, base, n.AuthorID)
-		if err != nil {
-			return err
-		}
-		return httpx.Created(w, newNoteJSON(*n, nb, u))
+		return httpx.Created(w, out)
 	}
 }
 
 // PUT .../notes/:note_id: the author, masters and admins.
 func (h handlers) update(k kind) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		var in updateParams
-		t, nb, err := h.write(r, k, &in)
+		var in UpdateInput
+		ref, err := writeInput(r, k, &in)
 		if err != nil {
 			return err
 		}
-		n, err := h.s.note(r, nb)
+		id, err := pathID(r, "note_id")
 		if err != nil {
 			return err
 		}
-		if !t.canAdmin(n) {
-			return core.Forbidden("")
-		}
-		if n, err = h.s.update(r.Context(), nb, n, in.Body); err != nil {
-			return err
-		}
-		u, err := h.s.users(r.Context(), httpx.BaseURL(r), n.AuthorID)
+		n, nb, err := h.s.Update(r.Context(), httpx.CallerOf(r), ref, id, in)
 		if err != nil {
 			return err
 		}
-		return httpx.OK(w, newNoteJSON(*n, nb, u))
+		out, err := h.present.note(r.Context(), n, nb, false)
+		if err != nil {
+			return err
+		}
+		return httpx.OK(w, out)
 	}
 }
 
 // DELETE .../notes/:note_id: the author, masters and admins; 204.
 func (h handlers) delete(k kind) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		t, nb, err := h.write(r, k, nil)
+		ref, err := writeInput(r, k, nil)
 		if err != nil {
 			return err
 		}
-		n, err := h.s.note(r, nb)
+		id, err := pathID(r, "note_id")
 		if err != nil {
 			return err
 		}
-		if !t.canAdmin(n) {
-			return core.Forbidden("")
-		}
-		if err := h.s.delete(r.Context(), nb, n); err != nil {
+		if err := h.s.Delete(r.Context(), httpx.CallerOf(r), ref, id); err != nil {
 			return err
 		}
 		return httpx.NoContent(w)

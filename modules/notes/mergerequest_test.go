@@ -6,18 +6,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hearth-forge/hearth/app/apptest"
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // TestMergeRequestNotes walks a merge request's discussion: create, read,
 // list with the system notes, edit and delete by the right people, and
 // the counts and times the merge request shows.
 func TestMergeRequestNotes(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	pid := s.project("notes", "private")
 	dev, other, boss := s.person("dev"), s.person("other"), s.person("boss")
-	s.member(pid, dev, developer)
-	s.member(pid, other, developer)
-	s.member(pid, boss, master)
+	s.member(pid, dev, domain.Developer)
+	s.member(pid, other, domain.Developer)
+	s.member(pid, boss, domain.Master)
 	mrID, iid := s.mr(pid, "feature", "Add feature")
 	other2ID, other2 := s.mr(pid, "second", "Second")
 	path := notesPath(pid, "merge_requests", iid)
@@ -30,7 +34,7 @@ func TestMergeRequestNotes(t *testing.T) {
 		string(n.Attachment) != "null" || n.CreatedAt != n.UpdatedAt || !strings.HasSuffix(n.CreatedAt, "Z") {
 		t.Errorf("created note = %+v", n)
 	}
-	data := s.expect(200, "", "GET", notePath(pid, "merge_requests", iid, n.ID), other.token, nil)
+	data := s.Expect(200, "GET", notePath(pid, "merge_requests", iid, n.ID), other.token, nil).Body
 	if !strings.Contains(string(data), `"body":"Looks good\n\nwith details"`) {
 		t.Errorf("GET note = %s", data)
 	}
@@ -44,7 +48,7 @@ func TestMergeRequestNotes(t *testing.T) {
 	}
 
 	// A state change leaves a system note: listed, but not counted.
-	s.JSON(t, "PUT", fmt.Sprintf("/projects/%d/merge_requests/%d", pid, iid), dev.token, form("state_event", "close"), 200, nil)
+	s.Expect(200, "PUT", fmt.Sprintf("/projects/%d/merge_requests/%d", pid, iid), dev.token, apptest.Form("state_event", "close"))
 	list, resp := s.list(dev.token, path)
 	if len(list) != 2 || !list[0].System || list[0].Body != "closed" || list[1].ID != n.ID || list[1].System {
 		t.Fatalf("list = %+v, want the system note then the comment (newest first)", list)
@@ -58,52 +62,52 @@ func TestMergeRequestNotes(t *testing.T) {
 
 	// Edits: the author and masters; other developers are refused.
 	one := notePath(pid, "merge_requests", iid, n.ID)
-	s.expect(403, `{"message":"403 Forbidden"}`, "PUT", one, other.token, form("body", "hijacked"))
-	s.expect(400, `{"error":"body is missing"}`, "PUT", one, dev.token, form("body", " "))
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "PUT", one, other.token, apptest.Form("body", "hijacked"))
+	s.ExpectBody(400, `{"error":"body is missing"}`, "PUT", one, dev.token, apptest.Form("body", " "))
 	s.Advance(time.Minute)
 	var edited noteJSON
-	s.JSON(t, "PUT", one, dev.token, form("body", "Edited"), 200, &edited)
+	s.Expect(200, "PUT", one, dev.token, apptest.Form("body", "Edited")).Decode(t, &edited)
 	if edited.Body != "Edited" || edited.ID != n.ID || edited.CreatedAt != n.CreatedAt || edited.UpdatedAt <= n.UpdatedAt {
 		t.Errorf("edited = %+v (was %+v)", edited, n)
 	}
-	s.JSON(t, "PUT", one, boss.token, form("body", "Moderated"), 200, &edited)
+	s.Expect(200, "PUT", one, boss.token, apptest.Form("body", "Moderated")).Decode(t, &edited)
 	if edited.Body != "Moderated" || edited.Author.Username != "dev" {
 		t.Errorf("edited by a master = %+v, want the body changed and dev still the author", edited)
 	}
 
 	// A note is only reachable through its own merge request.
-	s.expect(404, `{"message":"404 Note Not Found"}`, "GET", notePath(pid, "merge_requests", other2, n.ID), dev.token, nil)
-	s.expect(404, `{"message":"404 Note Not Found"}`, "PUT", notePath(pid, "merge_requests", other2, n.ID), dev.token, form("body", "x"))
-	s.expect(404, `{"message":"404 Note Not Found"}`, "GET", notePath(pid, "merge_requests", iid, n.ID+1000), dev.token, nil)
-	s.expect(404, `{"message":"404 Note Not Found"}`, "GET", notesPath(pid, "merge_requests", iid)+"/abc", dev.token, nil)
+	s.ExpectBody(404, `{"message":"404 Note Not Found"}`, "GET", notePath(pid, "merge_requests", other2, n.ID), dev.token, nil)
+	s.ExpectBody(404, `{"message":"404 Note Not Found"}`, "PUT", notePath(pid, "merge_requests", other2, n.ID), dev.token, apptest.Form("body", "x"))
+	s.ExpectBody(404, `{"message":"404 Note Not Found"}`, "GET", notePath(pid, "merge_requests", iid, n.ID+1000), dev.token, nil)
+	s.ExpectBody(404, `{"message":"404 Note Not Found"}`, "GET", notesPath(pid, "merge_requests", iid)+"/abc", dev.token, nil)
 	if other2ID == mrID {
 		t.Fatal("two merge requests share an ID")
 	}
 
 	// Deletion: others refused, the author answered 204, then it is gone.
-	s.expect(403, `{"message":"403 Forbidden"}`, "DELETE", one, other.token, nil)
-	resp, body := s.Do(t, "DELETE", one, dev.token, nil)
-	if resp.StatusCode != 204 || len(body) != 0 {
-		t.Fatalf("DELETE: %d %s, want 204 without a body", resp.StatusCode, body)
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "DELETE", one, other.token, nil)
+	if del := s.Send("DELETE", one, dev.token, nil); del.Status != 204 || len(del.Body) != 0 {
+		t.Fatalf("DELETE: %d %s, want 204 without a body", del.Status, del.Body)
 	}
-	s.expect(404, `{"message":"404 Note Not Found"}`, "GET", one, dev.token, nil)
-	s.expect(404, `{"message":"404 Note Not Found"}`, "DELETE", one, dev.token, nil)
+	s.ExpectBody(404, `{"message":"404 Note Not Found"}`, "GET", one, dev.token, nil)
+	s.ExpectBody(404, `{"message":"404 Note Not Found"}`, "DELETE", one, dev.token, nil)
 	if got := s.mrRead(dev.token, pid, iid).UserNotesCount; got != 0 {
 		t.Errorf("user_notes_count after delete = %d", got)
 	}
 	// Masters delete others' notes.
 	m := s.post(other.token, path, "to be moderated")
-	s.expect(204, "", "DELETE", notePath(pid, "merge_requests", iid, m.ID), boss.token, nil)
+	s.Expect(204, "DELETE", notePath(pid, "merge_requests", iid, m.ID), boss.token, nil)
 }
 
 // TestMergeRequestNotePermissions: hidden is 404 (project, merge request),
 // anonymous writes 401, archived projects and disabled features refuse.
 func TestMergeRequestNotePermissions(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	priv := s.project("private-one", "private")
 	pub := s.project("public-one", "public")
 	g, stranger := s.person("guesty"), s.person("stranger")
-	s.member(priv, g, guest)
+	s.member(priv, g, domain.Guest)
 	_, privIID := s.mr(priv, "feature", "Private work")
 	_, pubIID := s.mr(pub, "feature", "Public work")
 	privPath, pubPath := notesPath(priv, "merge_requests", privIID), notesPath(pub, "merge_requests", pubIID)
@@ -111,46 +115,47 @@ func TestMergeRequestNotePermissions(t *testing.T) {
 
 	const noProject = `{"message":"404 Project Not Found"}`
 	const noMR = `{"message":"404 Merge Request Not Found"}`
-	s.expect(404, noProject, "GET", privPath, "", nil)
-	s.expect(404, noProject, "GET", privPath, stranger.token, nil)
-	s.expect(404, noProject, "GET", notePath(priv, "merge_requests", privIID, root.ID), stranger.token, nil)
+	s.ExpectBody(404, noProject, "GET", privPath, "", nil)
+	s.ExpectBody(404, noProject, "GET", privPath, stranger.token, nil)
+	s.ExpectBody(404, noProject, "GET", notePath(priv, "merge_requests", privIID, root.ID), stranger.token, nil)
 	// Guests of a private project may not read its merge requests.
-	s.expect(404, noMR, "GET", privPath, g.token, nil)
-	s.expect(404, noMR, "POST", privPath, g.token, form("body", "hi"))
-	s.expect(404, noMR, "GET", notePath(priv, "merge_requests", privIID, root.ID), g.token, nil)
-	s.expect(404, noMR, "GET", notesPath(priv, "merge_requests", 999), s.RootToken, nil)
-	s.expect(404, noMR, "GET", fmt.Sprintf("/projects/%d/merge_requests/abc/notes", priv), s.RootToken, nil)
+	s.ExpectBody(404, noMR, "GET", privPath, g.token, nil)
+	s.ExpectBody(404, noMR, "POST", privPath, g.token, apptest.Form("body", "hi"))
+	s.ExpectBody(404, noMR, "GET", notePath(priv, "merge_requests", privIID, root.ID), g.token, nil)
+	s.ExpectBody(404, noMR, "GET", notesPath(priv, "merge_requests", 999), s.RootToken, nil)
+	s.ExpectBody(404, noMR, "GET", fmt.Sprintf("/projects/%d/merge_requests/abc/notes", priv), s.RootToken, nil)
 	// Anonymous writes: 401 before anything is revealed.
-	s.expect(401, `{"message":"401 Unauthorized"}`, "POST", privPath, "", form("body", "hi"))
-	s.expect(401, `{"message":"401 Unauthorized"}`, "POST", notesPath(99999, "merge_requests", 1), "", form("body", "hi"))
-	s.expect(401, `{"message":"401 Unauthorized"}`, "PUT", notePath(priv, "merge_requests", privIID, root.ID), "", form("body", "x"))
-	s.expect(401, `{"message":"401 Unauthorized"}`, "DELETE", notePath(priv, "merge_requests", privIID, root.ID), "", nil)
-	s.expect(400, `{"error":"body is missing"}`, "POST", pubPath, stranger.token, nil)
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "POST", privPath, "", apptest.Form("body", "hi"))
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "POST", notesPath(99999, "merge_requests", 1), "", apptest.Form("body", "hi"))
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "PUT", notePath(priv, "merge_requests", privIID, root.ID), "", apptest.Form("body", "x"))
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "DELETE", notePath(priv, "merge_requests", privIID, root.ID), "", nil)
+	s.ExpectBody(400, `{"error":"body is missing"}`, "POST", pubPath, stranger.token, nil)
 
 	// Public project: anyone reads, any signed-in user comments.
 	s.list("", pubPath)
 	n := s.post(stranger.token, pubPath, "drive-by comment")
 	rootPub := s.post(s.RootToken, pubPath, "by root")
-	s.expect(403, `{"message":"403 Forbidden"}`, "PUT", notePath(pub, "merge_requests", pubIID, rootPub.ID), stranger.token, form("body", "x"))
-	s.expect(403, `{"message":"403 Forbidden"}`, "DELETE", notePath(pub, "merge_requests", pubIID, rootPub.ID), stranger.token, nil)
-	s.JSON(t, "PUT", notePath(pub, "merge_requests", pubIID, n.ID), stranger.token, form("body", "fixed typo"), 200, nil)
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "PUT", notePath(pub, "merge_requests", pubIID, rootPub.ID), stranger.token, apptest.Form("body", "x"))
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "DELETE", notePath(pub, "merge_requests", pubIID, rootPub.ID), stranger.token, nil)
+	s.Expect(200, "PUT", notePath(pub, "merge_requests", pubIID, n.ID), stranger.token, apptest.Form("body", "fixed typo"))
 
 	// Archived: no new notes, no edits.
-	s.JSON(t, "POST", fmt.Sprintf("/projects/%d/archive", pub), s.RootToken, nil, 201, nil)
-	s.expect(403, `{"message":"403 Forbidden"}`, "POST", pubPath, stranger.token, form("body", "late"))
-	s.expect(403, `{"message":"403 Forbidden"}`, "PUT", notePath(pub, "merge_requests", pubIID, n.ID), stranger.token, form("body", "late"))
+	s.Expect(201, "POST", fmt.Sprintf("/projects/%d/archive", pub), s.RootToken, nil)
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", pubPath, stranger.token, apptest.Form("body", "late"))
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "PUT", notePath(pub, "merge_requests", pubIID, n.ID), stranger.token, apptest.Form("body", "late"))
 	s.list(stranger.token, pubPath)
 
 	// Merge requests turned off: the project's 404 on every route.
-	s.JSON(t, "PUT", fmt.Sprintf("/projects/%d", priv), s.RootToken, form("merge_requests_enabled", "false"), 200, nil)
-	s.expect(404, noProject, "GET", privPath, s.RootToken, nil)
-	s.expect(404, noProject, "GET", notePath(priv, "merge_requests", privIID, root.ID), s.RootToken, nil)
-	s.expect(404, noProject, "POST", privPath, s.RootToken, form("body", "x"))
+	s.Expect(200, "PUT", fmt.Sprintf("/projects/%d", priv), s.RootToken, apptest.Form("merge_requests_enabled", "false"))
+	s.ExpectBody(404, noProject, "GET", privPath, s.RootToken, nil)
+	s.ExpectBody(404, noProject, "GET", notePath(priv, "merge_requests", privIID, root.ID), s.RootToken, nil)
+	s.ExpectBody(404, noProject, "POST", privPath, s.RootToken, apptest.Form("body", "x"))
 }
 
 // TestNotesOrderAndPages: newest first by default, sort and order_by,
 // pagination headers, bad values refused.
 func TestNotesOrderAndPages(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	pid := s.project("paged", "public")
 	_, iid := s.mr(pid, "feature", "Paged")
@@ -171,7 +176,7 @@ func TestNotesOrderAndPages(t *testing.T) {
 	}
 	// Editing the oldest makes it the most recently updated.
 	s.Advance(time.Minute)
-	s.JSON(t, "PUT", notePath(pid, "merge_requests", iid, made[0]), s.RootToken, form("body", "edited"), 200, nil)
+	s.Expect(200, "PUT", notePath(pid, "merge_requests", iid, made[0]), s.RootToken, apptest.Form("body", "edited"))
 	list, _ = s.list("", path+"?order_by=updated_at")
 	if want := append([]int64{made[0]}, rev[:4]...); !slices.Equal(ids(list), want) {
 		t.Errorf("order_by=updated_at %v, want %v", ids(list), want)
@@ -196,6 +201,6 @@ func TestNotesOrderAndPages(t *testing.T) {
 	if list, _ = s.list("", path+"?per_page=2&page=4"); len(list) != 0 {
 		t.Errorf("page past the end = %v", ids(list))
 	}
-	s.expect(400, `{"error":"sort does not have a valid value"}`, "GET", path+"?sort=up", "", nil)
-	s.expect(400, `{"error":"order_by does not have a valid value"}`, "GET", path+"?order_by=title", "", nil)
+	s.ExpectBody(400, `{"error":"sort does not have a valid value"}`, "GET", path+"?sort=up", "", nil)
+	s.ExpectBody(400, `{"error":"order_by does not have a valid value"}`, "GET", path+"?order_by=title", "", nil)
 }

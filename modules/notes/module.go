@@ -12,12 +12,9 @@ import (
 )
 
 // Module provides *Service and the notes routes of every noteable kind.
+// Its dependencies (stores, TxManager, EventBus, Clock, *access.Policy,
+// config.Config) come from the app.
 var Module = fx.Module("notes",
-	fx.Provide(
-		NewService,
-		httpx.AsRoutes(func(s *Service) httpx.Routes {
-			return httpx.Routes{Module: "notes", Routes: handlers{s}.routes()}
-		}),
-	),
+	fx.Provide(NewService, httpx.AsRoutes(routes)),
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("notes") }),
 )

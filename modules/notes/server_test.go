@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -17,19 +15,11 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// Access levels as the members API takes them.
-const (
-	guest     = 10
-	reporter  = 20
-	developer = 30
-	master    = 40
-)
-
-// server is a running Hearth with the notes module and the stores tests
-// seed through.
+// server is the shared API client on a running Hearth, with the stores
+// tests seed through.
 type server struct {
+	*apptest.Client
 	*apptest.Server
-	t        *testing.T
 	todos    ports.TodoStore
 	issues   ports.IssueStore
 	snippets ports.SnippetStore
@@ -38,9 +28,10 @@ type server struct {
 
 func newServer(t *testing.T, opts ...apptest.Option) *server {
 	t.Helper()
-	s := &server{t: t}
+	s := &server{}
 	opts = append(opts, apptest.With(fx.Populate(&s.todos, &s.issues, &s.snippets, &s.awards)))
 	s.Server = apptest.New(t, opts...)
+	s.Client = s.Server.Client(t)
 	return s
 }
 
@@ -52,60 +43,51 @@ type person struct {
 }
 
 func (s *server) person(name string) person {
-	s.t.Helper()
-	var u struct{ ID int64 }
-	s.JSON(s.t, "POST", "/users", s.RootToken, url.Values{"username": {name}, "email": {name + "@example.com"},
-		"name": {"User " + name}, "password": {"secret-" + name + "-pw"}, "skip_confirmation": {"true"}}, 201, &u)
-	_, secret, err := s.Users.CreatePersonalToken(context.Background(), nil, u.ID, "tests", []string{"api"}, nil)
-	if err != nil {
-		s.t.Fatalf("token of %s: %v", name, err)
-	}
-	return person{id: u.ID, name: name, token: secret}
+	s.T.Helper()
+	id, token := s.User(name)
+	return person{id: id, name: name, token: token}
 }
 
 // project creates a project as root (path root/<name>); extra are more
 // form fields.
 func (s *server) project(name, visibility string, extra ...string) int64 {
-	s.t.Helper()
-	var p struct{ ID int64 }
-	s.JSON(s.t, "POST", "/projects", s.RootToken, form(append([]string{"name", name, "visibility", visibility}, extra...)...), 201, &p)
-	return p.ID
+	s.T.Helper()
+	return apptest.ID(s.Project(s.RootToken, append([]string{"name", name, "visibility", visibility}, extra...)...))
 }
 
-func (s *server) member(projectID int64, p person, level int) {
-	s.t.Helper()
-	s.JSON(s.t, "POST", fmt.Sprintf("/projects/%d/members", projectID), s.RootToken,
-		form("user_id", fmt.Sprint(p.id), "access_level", fmt.Sprint(level)), 201, nil)
+func (s *server) member(projectID int64, p person, level domain.AccessLevel) {
+	s.T.Helper()
+	s.AddMember("projects", projectID, p.id, int(level))
 }
 
 // mr opens a merge request of a new branch into master as root and
 // returns its ID and IID.
 func (s *server) mr(projectID int64, branch, title string) (id, iid int64) {
-	s.t.Helper()
+	s.T.Helper()
 	repo := domain.RepoPath(projectID)
 	sig := domain.Signature{Name: "Seeder", Email: "seeder@example.com", When: time.Now().UTC().Truncate(time.Second)}
 	ctx := context.Background()
 	if _, err := s.Repos.Branch(ctx, repo, "master"); err != nil {
 		if _, err := s.Repos.CommitFiles(ctx, repo, domain.CommitFiles{Branch: "master", Message: "init", Author: sig, Committer: sig,
 			Actions: []domain.FileAction{{Action: domain.FileCreate, Path: "README.md", Content: []byte("hello\n")}}}); err != nil {
-			s.t.Fatalf("seed master: %v", err)
+			s.T.Fatalf("seed master: %v", err)
 		}
 	}
 	if _, err := s.Repos.CommitFiles(ctx, repo, domain.CommitFiles{Branch: branch, StartBranch: "master", Message: "Add " + branch,
 		Author: sig, Committer: sig, Actions: []domain.FileAction{{Action: domain.FileCreate, Path: branch + ".txt", Content: []byte(branch)}}}); err != nil {
-		s.t.Fatalf("seed %s: %v", branch, err)
+		s.T.Fatalf("seed %s: %v", branch, err)
 	}
 	var m struct{ ID, IID int64 }
-	s.JSON(s.t, "POST", fmt.Sprintf("/projects/%d/merge_requests", projectID), s.RootToken,
-		form("source_branch", branch, "target_branch", "master", "title", title), 201, &m)
+	s.Expect(201, "POST", fmt.Sprintf("/projects/%d/merge_requests", projectID), s.RootToken,
+		apptest.Form("source_branch", branch, "target_branch", "master", "title", title)).Decode(s.T, &m)
 	return m.ID, m.IID
 }
 
-// mrVotes reads a merge request through the API.
+// mrRead reads a merge request through the API.
 func (s *server) mrRead(token string, projectID, iid int64) mrJSON {
-	s.t.Helper()
+	s.T.Helper()
 	var m mrJSON
-	s.JSON(s.t, "GET", fmt.Sprintf("/projects/%d/merge_requests/%d", projectID, iid), token, nil, 200, &m)
+	s.Expect(200, "GET", fmt.Sprintf("/projects/%d/merge_requests/%d", projectID, iid), token, nil).Decode(s.T, &m)
 	return m
 }
 
@@ -158,50 +140,19 @@ func notePath(projectID int64, segment string, key, noteID int64) string {
 
 // post creates a note expecting 201 and returns it.
 func (s *server) post(token, path, body string) noteJSON {
-	s.t.Helper()
+	s.T.Helper()
 	var n noteJSON
-	s.JSON(s.t, "POST", path, token, form("body", body), 201, &n)
+	s.Expect(201, "POST", path, token, apptest.Form("body", body)).Decode(s.T, &n)
 	return n
 }
 
 // list reads a notes list expecting 200.
-func (s *server) list(token, path string) ([]noteJSON, *http.Response) {
-	s.t.Helper()
+func (s *server) list(token, path string) ([]noteJSON, apptest.Reply) {
+	s.T.Helper()
 	var out []noteJSON
-	resp := s.JSON(s.t, "GET", path, token, nil, 200, &out)
-	return out, resp
-}
-
-// expect sends a request, checks the status and, when want is not empty,
-// the body (as JSON).
-func (s *server) expect(status int, want, method, path, token string, body any) []byte {
-	s.t.Helper()
-	resp, data := s.Do(s.t, method, path, token, body)
-	if resp.StatusCode != status {
-		s.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, resp.StatusCode, status, data)
-	}
-	if want != "" && !jsonEqual(data, []byte(want)) {
-		s.t.Fatalf("%s %s: body %s, want %s", method, path, data, want)
-	}
-	return data
-}
-
-func form(kv ...string) url.Values {
-	v := url.Values{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		v.Add(kv[i], kv[i+1])
-	}
-	return v
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return string(a) == string(b)
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
+	r := s.Expect(200, "GET", path, token, nil)
+	r.Decode(s.T, &out)
+	return out, r
 }
 
 func ids(list []noteJSON) []int64 {

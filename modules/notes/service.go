@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"go.uber.org/fx"
-	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
-	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
@@ -26,166 +23,158 @@ type Params struct {
 	MergeRequests ports.MergeRequestStore
 	Snippets      ports.SnippetStore
 	Todos         ports.TodoStore
-	Users         ports.UserStore
 	Tx            ports.TxManager
 	Bus           ports.EventBus
 	Clock         ports.Clock
 	Policy        *access.Policy
-	Log           *zap.Logger `optional:"true"`
 }
 
-// Service holds the notes use cases.
-type Service struct {
-	p   Params
-	log *zap.Logger
-}
+// Service holds the notes use cases. It never sees HTTP types.
+type Service struct{ p Params }
 
 // NewService builds the service.
-func NewService(p Params) *Service {
-	log := p.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
-	return &Service{p: p, log: log}
-}
+func NewService(p Params) *Service { return &Service{p: p} }
 
 // now is truncated to milliseconds, the precision clients see.
 func (s *Service) now() time.Time { return s.p.Clock.Now().UTC().Truncate(time.Millisecond) }
 
-// kind is one noteable kind: where its routes live and what it is called.
-type kind struct {
-	segment string // under /projects/{id}
-	param   string // the noteable's path parameter
-	what    string // its 404 name
-	typ     string // noteable_type
+// NoteableRef names what notes are on: an issue or a merge request by
+// its IID, or a snippet by its ID, in a project.
+type NoteableRef struct {
+	Project domain.IDOrPath
+	Type    string // domain.TargetIssue, TargetMergeRequest or TargetSnippet
+	// Key is the IID (the ID for snippets); 0 when the request named none
+	// that can exist, which is the noteable's 404.
+	Key int64
 }
 
-var kinds = []kind{
-	{segment: "issues", param: "issue_iid", what: "Issue", typ: domain.TargetIssue},
-	{segment: "merge_requests", param: "merge_request_iid", what: "Merge Request", typ: domain.TargetMergeRequest},
-	{segment: "snippets", param: "snippet_id", what: "Snippet", typ: domain.TargetSnippet},
+// Noteable is an issue, merge request or snippet the caller may read.
+type Noteable struct {
+	Type      string
+	ID        int64
+	IID       *int64 // issues and merge requests
+	ProjectID int64
+	// Confidential notes' events are hidden from readers who may not see
+	// confidential issues (NoteEvent.Confidential).
+	Confidential bool
 }
 
-// target is a project as the caller sees it.
-type target struct {
-	caller  *domain.Caller
-	project *domain.Project
-	rights  access.Rights
+// noteableNames are the 404 names of the noteable types.
+var noteableNames = map[string]string{
+	domain.TargetIssue:        "Issue",
+	domain.TargetMergeRequest: "Merge Request",
+	domain.TargetSnippet:      "Snippet",
 }
 
-// noteable is an issue, merge request or snippet the caller may read.
-type noteable struct {
-	kind         kind
-	id           int64
-	iid          *int64 // issues and merge requests
-	projectID    int64
-	confidential bool // its notes' events are (NoteEvent.Confidential)
-}
-
-// project resolves {id}; a missing or unreadable project is its 404.
-func (s *Service) project(r *http.Request) (target, error) {
-	ref, err := httpx.RefParam(r, "id")
-	if err != nil {
-		return target{}, err
+// noteable resolves ref as caller sees it. A project that is missing,
+// unreadable or has the feature off is the project's 404; a noteable
+// missing or hidden from the caller (confidential issues, private
+// snippets, merge requests of private projects for guests) is the
+// noteable's 404.
+func (s *Service) noteable(ctx context.Context, caller *domain.Caller, ref NoteableRef) (access.Target, *Noteable, error) {
+	what, ok := noteableNames[ref.Type]
+	if !ok {
+		return access.Target{}, nil, fmt.Errorf("noteable type %q", ref.Type)
 	}
-	caller := httpx.CallerOf(r)
-	p, rights, err := s.p.Policy.ProjectByRef(r.Context(), caller, ref)
+	t, err := s.p.Policy.Resolve(ctx, caller, ref.Project)
 	if err != nil {
-		return target{}, err
+		return t, nil, err
 	}
-	return target{caller: caller, project: p, rights: rights}, nil
-}
-
-// noteable loads the kind's noteable named by the path. A project with
-// the feature off is the project's 404; a noteable missing or hidden from
-// the caller (confidential issues, private snippets, merge requests of
-// private projects for guests) is the noteable's 404.
-func (s *Service) noteable(r *http.Request, t target, k kind) (*noteable, error) {
-	key, err := httpx.IDParam(r, k.param, k.what)
-	if err != nil {
-		return nil, err
+	if ref.Key <= 0 {
+		return t, nil, core.NotFound(what)
 	}
-	ctx, p := r.Context(), t.project
-	n := &noteable{kind: k, projectID: p.ID}
-	switch k.typ {
+	p := t.Project
+	n := &Noteable{Type: ref.Type, ProjectID: p.ID}
+	switch ref.Type {
 	case domain.TargetIssue:
-		if !access.CanReadIssues(p, t.rights) {
-			return nil, core.NotFound("Project")
+		if !t.Can(access.ReadIssue) {
+			return t, nil, core.NotFound("Project")
 		}
-		is, err := s.p.Issues.Get(ctx, p.ID, key)
+		is, err := s.p.Issues.Get(ctx, p.ID, ref.Key)
 		if err != nil {
-			return nil, notFound(err, k.what, "read issue")
+			return t, nil, notFound(err, what, "read issue")
 		}
-		if !access.CanReadIssue(t.caller, p, t.rights, is) {
-			return nil, core.NotFound(k.what)
+		if !t.Can(access.ReadIssue, access.OnIssue(is)) {
+			return t, nil, core.NotFound(what)
 		}
-		n.id, n.iid, n.confidential = is.ID, &is.IID, is.Confidential
+		n.ID, n.IID, n.Confidential = is.ID, &is.IID, is.Confidential
 	case domain.TargetMergeRequest:
+		// The feature off hides the project; guests of private projects
+		// read no code, so not its merge requests either.
 		if !p.MergeRequestsEnabled {
-			return nil, core.NotFound("Project")
+			return t, nil, core.NotFound("Project")
 		}
-		if !access.CanReadMergeRequests(p, t.rights) {
-			return nil, core.NotFound(k.what)
+		if !t.Can(access.ReadMergeRequest) {
+			return t, nil, core.NotFound(what)
 		}
-		m, err := s.p.MergeRequests.Get(ctx, p.ID, key)
+		m, err := s.p.MergeRequests.Get(ctx, p.ID, ref.Key)
 		if err != nil {
-			return nil, notFound(err, k.what, "read merge request")
+			return t, nil, notFound(err, what, "read merge request")
 		}
-		n.id, n.iid = m.ID, &m.IID
+		n.ID, n.IID = m.ID, &m.IID
 	case domain.TargetSnippet:
-		if !access.CanReadSnippets(p, t.rights) {
-			return nil, core.NotFound("Project")
+		if !t.Can(access.ReadSnippet) {
+			return t, nil, core.NotFound("Project")
 		}
-		sn, err := s.p.Snippets.Get(ctx, p.ID, key)
+		sn, err := s.p.Snippets.Get(ctx, p.ID, ref.Key)
 		if err != nil {
-			return nil, notFound(err, k.what, "read snippet")
+			return t, nil, notFound(err, what, "read snippet")
 		}
-		if !access.CanReadSnippet(t.caller, p, t.rights, sn) {
-			return nil, core.NotFound(k.what)
+		if !t.Can(access.ReadSnippet, access.OnSnippet(sn)) {
+			return t, nil, core.NotFound(what)
 		}
 		// The feed shows notes on snippets that are not public only to
 		// those who see confidential issues (GitLab shows none at all).
-		n.id, n.confidential = sn.ID, sn.Visibility != domain.Public
-	default:
-		return nil, fmt.Errorf("noteable kind %q", k.typ)
+		n.ID, n.Confidential = sn.ID, sn.Visibility != domain.Public
 	}
-	return n, nil
+	return t, n, nil
 }
 
-// note loads {note_id} of the noteable; a note of anything else is 404.
-func (s *Service) note(r *http.Request, n *noteable) (*domain.Note, error) {
-	id, err := httpx.IDParam(r, "note_id", "Note")
-	if err != nil {
-		return nil, err
+// writable is noteable for writes: 401 first, then the 404s; archived
+// projects take no notes (403).
+func (s *Service) writable(ctx context.Context, caller *domain.Caller, ref NoteableRef) (access.Target, *Noteable, error) {
+	if caller.UserID() == 0 {
+		return access.Target{}, nil, core.Unauthenticated()
 	}
-	note, err := s.p.Notes.Get(r.Context(), id)
+	t, nb, err := s.noteable(ctx, caller, ref)
+	if err != nil {
+		return t, nil, err
+	}
+	if err := t.Require(access.CreateNote); err != nil {
+		return t, nil, err
+	}
+	return t, nb, nil
+}
+
+// note loads note id of the noteable; a note of anything else, and an id
+// that cannot exist (0), is the note's 404.
+func (s *Service) note(ctx context.Context, nb *Noteable, id int64) (*domain.Note, error) {
+	if id <= 0 {
+		return nil, core.NotFound("Note")
+	}
+	note, err := s.p.Notes.Get(ctx, id)
 	if err != nil {
 		return nil, notFound(err, "Note", "read note")
 	}
-	if note.NoteableType != n.kind.typ || note.NoteableID != n.id {
+	if note.NoteableType != nb.Type || note.NoteableID != nb.ID {
 		return nil, core.NotFound("Note")
 	}
 	return note, nil
 }
 
-// canAdmin is GitLab's admin_note: the note's author, masters and admins.
-func (t target) canAdmin(n *domain.Note) bool {
-	return t.rights.AtLeast(domain.Master) || (t.caller.UserID() != 0 && n.AuthorID == t.caller.UserID())
-}
-
 // touch moves the noteable's updated_at, as a comment does in GitLab.
-func (s *Service) touch(ctx context.Context, n *noteable, at time.Time) error {
+func (s *Service) touch(ctx context.Context, n *Noteable, at time.Time) error {
 	var err error
-	switch n.kind.typ {
+	switch n.Type {
 	case domain.TargetIssue:
-		_, err = s.p.Issues.Update(ctx, n.projectID, *n.iid, func(i *domain.Issue) error { i.UpdatedAt = at; return nil })
+		_, err = s.p.Issues.Update(ctx, n.ProjectID, *n.IID, func(i *domain.Issue) error { i.UpdatedAt = at; return nil })
 	case domain.TargetMergeRequest:
-		_, err = s.p.MergeRequests.Update(ctx, n.projectID, *n.iid, func(m *domain.MergeRequest) error { m.UpdatedAt = at; return nil })
+		_, err = s.p.MergeRequests.Update(ctx, n.ProjectID, *n.IID, func(m *domain.MergeRequest) error { m.UpdatedAt = at; return nil })
 	case domain.TargetSnippet:
-		_, err = s.p.Snippets.Update(ctx, n.projectID, n.id, func(sn *domain.Snippet) error { sn.UpdatedAt = at; return nil })
+		_, err = s.p.Snippets.Update(ctx, n.ProjectID, n.ID, func(sn *domain.Snippet) error { sn.UpdatedAt = at; return nil })
 	}
 	if err != nil {
-		return notFound(err, n.kind.what, "touch "+n.kind.typ)
+		return notFound(err, noteableNames[n.Type], "touch "+n.Type)
 	}
 	return nil
 }

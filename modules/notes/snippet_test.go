@@ -6,15 +6,16 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // snippet stores a snippet of project by author.
 func (s *server) snippet(projectID, author int64, title string, v domain.Visibility) *domain.Snippet {
-	s.t.Helper()
+	s.T.Helper()
 	sn := &domain.Snippet{ProjectID: projectID, AuthorID: author, Title: title, FileName: "a.rb", Content: "puts 1", Visibility: v}
 	if err := s.snippets.Create(context.Background(), sn); err != nil {
-		s.t.Fatalf("create snippet %q: %v", title, err)
+		s.T.Fatalf("create snippet %q: %v", title, err)
 	}
 	return sn
 }
@@ -22,10 +23,11 @@ func (s *server) snippet(projectID, author int64, title string, v domain.Visibil
 // TestSnippetNotes: notes on project snippets follow the snippet's own
 // visibility; the single read answers the snippet-shaped object.
 func TestSnippetNotes(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	pid := s.project("snips", "public")
 	author, member, stranger := s.person("author"), s.person("member"), s.person("stranger")
-	s.member(pid, member, guest)
+	s.member(pid, member, domain.Guest)
 	pub := s.snippet(pid, author.id, "Public", domain.Public)
 	priv := s.snippet(pid, author.id, "Private", domain.Private)
 	intl := s.snippet(pid, author.id, "Internal", domain.Internal)
@@ -35,25 +37,25 @@ func TestSnippetNotes(t *testing.T) {
 	if n.NoteableType != "Snippet" || n.NoteableID != pub.ID || n.NoteableIID != nil {
 		t.Errorf("snippet note = %+v, want noteable_iid null", n)
 	}
-	data := s.expect(200, "", "GET", notePath(pid, "snippets", pub.ID, n.ID), "", nil)
+	data := s.Expect(200, "GET", notePath(pid, "snippets", pub.ID, n.ID), "", nil).Body
 	if got, want := keys(t, data), []string{"author", "created_at", "expires_at", "file_name", "id", "title", "updated_at"}; !slices.Equal(got, want) {
 		t.Errorf("single snippet note keys = %v, want %v", got, want)
 	}
 	want := fmt.Sprintf(`{"id":%d,"title":null,"file_name":null,"author":%s,"expires_at":null,"updated_at":%q,"created_at":%q}`,
 		n.ID, authorJSON(t, s, stranger), n.UpdatedAt, n.CreatedAt)
-	if !jsonEqual(data, []byte(want)) {
+	if !apptest.JSONEqual(data, []byte(want)) {
 		t.Errorf("single snippet note = %s\nwant %s", data, want)
 	}
 	if list, _ := s.list("", path); len(list) != 1 || list[0].ID != n.ID || list[0].NoteableType != "Snippet" {
 		t.Errorf("list = %+v", list)
 	}
 	var award awardJSON
-	s.JSON(t, "POST", path, stranger.token, form("body", ":heart:"), 201, &award)
+	s.Expect(201, "POST", path, stranger.token, apptest.Form("body", ":heart:")).Decode(t, &award)
 	if award.Name != "heart" || award.AwardableType != "Snippet" || award.AwardableID != pub.ID {
 		t.Errorf("snippet award = %+v", award)
 	}
 	var edited noteJSON
-	s.JSON(t, "PUT", notePath(pid, "snippets", pub.ID, n.ID), stranger.token, form("body", "Very nice"), 200, &edited)
+	s.Expect(200, "PUT", notePath(pid, "snippets", pub.ID, n.ID), stranger.token, apptest.Form("body", "Very nice")).Decode(t, &edited)
 	if edited.Body != "Very nice" || edited.NoteableType != "Snippet" {
 		t.Errorf("edited = %+v", edited)
 	}
@@ -64,15 +66,15 @@ func TestSnippetNotes(t *testing.T) {
 	privPath := notesPath(pid, "snippets", priv.ID)
 	s.post(author.token, privPath, "note to self")
 	s.list(member.token, privPath)
-	s.expect(404, noSnippet, "GET", privPath, stranger.token, nil)
-	s.expect(404, noSnippet, "POST", privPath, stranger.token, form("body", "peek"))
-	s.expect(404, noSnippet, "GET", privPath, "", nil)
+	s.ExpectBody(404, noSnippet, "GET", privPath, stranger.token, nil)
+	s.ExpectBody(404, noSnippet, "POST", privPath, stranger.token, apptest.Form("body", "peek"))
+	s.ExpectBody(404, noSnippet, "GET", privPath, "", nil)
 	intlPath := notesPath(pid, "snippets", intl.ID)
-	s.expect(404, noSnippet, "GET", intlPath, "", nil)
+	s.ExpectBody(404, noSnippet, "GET", intlPath, "", nil)
 	s.post(stranger.token, intlPath, "signed in")
-	s.expect(404, noSnippet, "GET", notesPath(pid, "snippets", priv.ID+1000), s.RootToken, nil)
+	s.ExpectBody(404, noSnippet, "GET", notesPath(pid, "snippets", priv.ID+1000), s.RootToken, nil)
 	// A note is read through its own snippet only.
-	s.expect(404, `{"message":"404 Note Not Found"}`, "GET", notePath(pid, "snippets", intl.ID, n.ID), s.RootToken, nil)
+	s.ExpectBody(404, `{"message":"404 Note Not Found"}`, "GET", notePath(pid, "snippets", intl.ID, n.ID), s.RootToken, nil)
 
 	// Events of notes on snippets that are not public are confidential.
 	feed := fmt.Sprintf("/projects/%d/events?action=commented", pid)
@@ -95,13 +97,13 @@ func TestSnippetNotes(t *testing.T) {
 		t.Errorf("admin's view of the snippet note events = %v", got)
 	}
 
-	s.expect(204, "", "DELETE", notePath(pid, "snippets", pub.ID, n.ID), stranger.token, nil)
+	s.Expect(204, "DELETE", notePath(pid, "snippets", pub.ID, n.ID), stranger.token, nil)
 	if awards, err := s.awardsOf(domain.TargetSnippet, pub.ID); err != nil || len(awards) != 1 {
 		t.Errorf("awards of the snippet after deleting a note: %d, %v", len(awards), err)
 	}
 
 	// Snippets switched off: the project's 404.
-	s.JSON(t, "PUT", fmt.Sprintf("/projects/%d", pid), s.RootToken, form("snippets_enabled", "false"), 200, nil)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "GET", path, s.RootToken, nil)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "POST", path, s.RootToken, form("body", "x"))
+	s.Expect(200, "PUT", fmt.Sprintf("/projects/%d", pid), s.RootToken, apptest.Form("snippets_enabled", "false"))
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "GET", path, s.RootToken, nil)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", path, s.RootToken, apptest.Form("body", "x"))
 }

@@ -4,13 +4,18 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // TestVisibilityMatrix reads, lists and downloads the private, internal
 // and public snippets of a public, an internal and a private project as
 // every kind of caller. The author wrote them as a reporter and has left
 // the project since, so only the author rule lets them see their own.
-func TestVisibilityMatrix(t *testing.T) { eachDriver(t, testVisibilityMatrix) }
+func TestVisibilityMatrix(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, testVisibilityMatrix)
+}
 
 func testVisibilityMatrix(t *testing.T, s *server) {
 	author := s.person("author")
@@ -27,9 +32,9 @@ func testVisibilityMatrix(t *testing.T, s *server) {
 	projects := map[string]seeded{}
 	for _, vis := range []string{"public", "internal", "private"} {
 		pid := s.project("p-"+vis, vis)
-		s.member(pid, author, reporter)
-		s.member(pid, guestP, guest)
-		s.member(pid, masterP, master)
+		s.member(pid, author, domain.Reporter)
+		s.member(pid, guestP, domain.Guest)
+		s.member(pid, masterP, domain.Master)
 		p := seeded{id: pid}
 		p.private = s.create(author.token, pid, "private one", "private").ID
 		p.internal = s.create(author.token, pid, "internal one", "internal").ID
@@ -61,9 +66,9 @@ func testVisibilityMatrix(t *testing.T, s *server) {
 			what := fmt.Sprintf("%s on the %s project", c.name, pvis)
 			if !projectShown {
 				const gone = `{"message":"404 Project Not Found"}`
-				s.expect(404, gone, "GET", snippetsPath(p.id), c.token, nil)
-				s.expect(404, gone, "GET", snippetPath(p.id, p.public, ""), c.token, nil)
-				s.expect(404, gone, "GET", snippetPath(p.id, p.public, "/raw"), c.token, nil)
+				s.ExpectBody(404, gone, "GET", snippetsPath(p.id), c.token, nil)
+				s.ExpectBody(404, gone, "GET", snippetPath(p.id, p.public, ""), c.token, nil)
+				s.ExpectBody(404, gone, "GET", snippetPath(p.id, p.public, "/raw"), c.token, nil)
 				continue
 			}
 			var want []int64
@@ -71,22 +76,23 @@ func testVisibilityMatrix(t *testing.T, s *server) {
 				id := map[string]int64{"private": p.private, "internal": p.internal, "public": p.public}[svis]
 				if !slices.Contains(shown, svis) {
 					const gone = `{"message":"404 Snippet Not Found"}`
-					s.expect(404, gone, "GET", snippetPath(p.id, id, ""), c.token, nil)
-					s.expect(404, gone, "GET", snippetPath(p.id, id, "/raw"), c.token, nil)
+					s.ExpectBody(404, gone, "GET", snippetPath(p.id, id, ""), c.token, nil)
+					s.ExpectBody(404, gone, "GET", snippetPath(p.id, id, "/raw"), c.token, nil)
 					continue
 				}
 				want = append(want, id)
 				var got snippetJSON
-				decode(t, s.expect(200, "", "GET", snippetPath(p.id, id, ""), c.token, nil), &got)
+				s.Expect(200, "GET", snippetPath(p.id, id, ""), c.token, nil).Decode(t, &got)
 				if got.ID != id || got.Visibility != svis || got.Author.ID != author.id {
 					t.Errorf("%s: %s snippet read as %+v", what, svis, got)
 				}
-				if raw := s.expect(200, "", "GET", snippetPath(p.id, id, "/raw"), c.token, nil); string(raw) != "puts '"+svis+" one'\n" {
+				if raw := s.raw(snippetPath(p.id, id, "/raw"), c.token); raw != "puts '"+svis+" one'\n" {
 					t.Errorf("%s: raw %s snippet = %q", what, svis, raw)
 				}
 			}
 			var list []snippetJSON
-			resp := s.JSON(t, "GET", snippetsPath(p.id), c.token, nil, 200, &list)
+			resp := s.Expect(200, "GET", snippetsPath(p.id), c.token, nil)
+			resp.Decode(t, &list)
 			if got := ids(list); !slices.Equal(got, want) {
 				t.Errorf("%s: list %v, want %v", what, got, want)
 			}

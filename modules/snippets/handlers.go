@@ -4,157 +4,159 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strings"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// handlers decode, call the service and render.
-type handlers struct{ s *Service }
+// handlers decode, call one use case and render. Writes refuse anonymous
+// callers before reading the request, as GitLab authenticates first; the
+// use cases check again for callers that are not HTTP.
+type handlers struct {
+	s       *Service
+	present presenter
+}
 
-func (h handlers) routes() []httpx.Route {
-	const base = "/projects/{id}/snippets"
-	const one = base + "/{snippet_id}"
-	return []httpx.Route{
-		{Method: http.MethodGet, Pattern: base, Handle: h.list},
-		{Method: http.MethodPost, Pattern: base, Handle: h.create},
-		{Method: http.MethodGet, Pattern: one, Handle: h.get},
-		{Method: http.MethodPut, Pattern: one, Handle: h.update},
-		{Method: http.MethodDelete, Pattern: one, Handle: h.delete},
-		{Method: http.MethodGet, Pattern: one + "/raw", Handle: h.raw},
-		{Method: http.MethodGet, Pattern: one + "/user_agent_detail", Handle: h.userAgentDetail},
+// snippetID is {snippet_id}, or 0 when it holds no id that can exist
+// (the use case answers the snippet's 404 in GitLab's order).
+func snippetID(r *http.Request) (int64, error) {
+	id, err := httpx.IDParam(r, "snippet_id", "Snippet")
+	if errors.Is(err, core.ErrNotFound) {
+		return 0, nil
 	}
+	return id, err
+}
+
+// snippetRef is the project and the snippet a path names.
+type snippetRef struct {
+	project domain.IDOrPath
+	id      int64
+}
+
+// path reads {id} and {snippet_id}.
+func path(r *http.Request) (ref snippetRef, err error) {
+	if ref.project, err = httpx.RefParam(r, "id"); err != nil {
+		return ref, err
+	}
+	ref.id, err = snippetID(r)
+	return ref, err
+}
+
+// writePath is path for writes: an anonymous caller gets the 401 before
+// the path is read.
+func writePath(r *http.Request) (snippetRef, error) {
+	if _, err := httpx.RequireUser(r); err != nil {
+		return snippetRef{}, err
+	}
+	return path(r)
+}
+
+// found reads the snippet the path names.
+func (h handlers) found(r *http.Request) (*Found, error) {
+	ref, err := path(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.s.Get(r.Context(), httpx.CallerOf(r), ref.project, ref.id)
 }
 
 // reply renders one snippet with status.
-func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, t target, sn *domain.Snippet) error {
-	out, err := h.s.render(r, t, []domain.Snippet{*sn})
+func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, f *Found) error {
+	out, err := h.present.snippet(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	return httpx.JSON(w, status, out[0])
-}
-
-// read resolves the project and the snippet for a read.
-func (h handlers) read(r *http.Request) (target, *domain.Snippet, error) {
-	t, err := h.s.project(r)
-	if err != nil {
-		return t, nil, err
-	}
-	sn, err := h.s.load(r, t)
-	return t, sn, err
+	return httpx.JSON(w, status, out)
 }
 
 // GET /projects/:id/snippets
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.project(r)
+	ref, err := httpx.RefParam(r, "id")
 	if err != nil {
 		return err
 	}
-	pg, err := httpx.PageOf(r)
+	var in ListInput
+	in.Page, in.problem = httpx.PageOf(r)
+	l, err := h.s.List(r.Context(), httpx.CallerOf(r), ref, in)
 	if err != nil {
 		return err
 	}
-	list, total, err := h.s.list(r.Context(), t, pg)
+	out, err := h.present.snippets(r.Context(), l.Project, l.Snippets)
 	if err != nil {
 		return err
 	}
-	out, err := h.s.render(r, t, list)
-	if err != nil {
-		return err
-	}
-	return httpx.Paginated(w, r, out, total, pg)
+	return httpx.Paginated(w, r, out, l.Total, in.Page)
 }
 
 // GET /projects/:id/snippets/:snippet_id
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
-	t, sn, err := h.read(r)
+	f, err := h.found(r)
 	if err != nil {
 		return err
 	}
-	return h.reply(w, r, http.StatusOK, t, sn)
+	return h.reply(w, r, http.StatusOK, f)
 }
 
 // GET /projects/:id/snippets/:snippet_id/raw
 func (h handlers) raw(w http.ResponseWriter, r *http.Request) error {
-	_, sn, err := h.read(r)
+	f, err := h.found(r)
 	if err != nil {
 		return err
 	}
-	return httpx.Text(w, http.StatusOK, []byte(sn.Content))
+	return httpx.Text(w, http.StatusOK, []byte(f.Snippet.Content))
 }
 
 // POST /projects/:id/snippets
 func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
+	if _, err := httpx.RequireUser(r); err != nil {
+		return err
+	}
+	ref, err := httpx.RefParam(r, "id")
 	if err != nil {
 		return err
 	}
-	var in createParams
-	err = httpx.Decode(r, &in)
-	var given *string
-	if strings.TrimSpace(in.Visibility) != "" {
-		given = &in.Visibility
-	}
-	if err := checkVisibility(in.code(err), given); err != nil {
-		return err
-	}
-	sn, err := h.s.create(r.Context(), t, in, r.UserAgent(), clientIP(r))
+	var in CreateInput
+	in.problem = httpx.Decode(r, &in)
+	f, err := h.s.Create(r.Context(), httpx.CallerOf(r), ref, in, Origin{UserAgent: r.UserAgent(), IP: clientIP(r)})
 	if err != nil {
 		return err
 	}
-	return h.reply(w, r, http.StatusCreated, t, sn)
+	return h.reply(w, r, http.StatusCreated, f)
 }
 
 // PUT /projects/:id/snippets/:snippet_id
 func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
+	ref, err := writePath(r)
 	if err != nil {
 		return err
 	}
-	var in updateParams
-	if err := checkVisibility(httpx.Decode(r, &in), in.Visibility); err != nil {
-		return err
-	}
-	if err := in.validate(); err != nil {
-		return err
-	}
-	sn, err := h.s.load(r, t)
+	var in UpdateInput
+	in.problem = httpx.Decode(r, &in)
+	f, err := h.s.Update(r.Context(), httpx.CallerOf(r), ref.project, ref.id, in)
 	if err != nil {
 		return err
 	}
-	if sn, err = h.s.update(r.Context(), t, sn, in); err != nil {
-		return err
-	}
-	return h.reply(w, r, http.StatusOK, t, sn)
+	return h.reply(w, r, http.StatusOK, f)
 }
 
 // DELETE /projects/:id/snippets/:snippet_id: 200 with the deleted
 // snippet, and 200 without a body when there is none to delete (or none
 // the caller may see).
 func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
+	ref, err := writePath(r)
 	if err != nil {
 		return err
 	}
-	// Idempotence covers snippets that are gone, not ids that cannot be.
-	if _, err := httpx.IDParam(r, "snippet_id", "Snippet"); err != nil {
+	f, err := h.s.Delete(r.Context(), httpx.CallerOf(r), ref.project, ref.id)
+	if err != nil {
 		return err
 	}
-	sn, err := h.s.load(r, t)
-	if errors.Is(err, core.ErrNotFound) {
+	if f == nil {
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	if err != nil {
-		return err
-	}
-	if err := h.s.delete(r.Context(), t, sn); err != nil {
-		return err
-	}
-	return h.reply(w, r, http.StatusOK, t, sn)
+	return h.reply(w, r, http.StatusOK, f)
 }
 
 // GET /projects/:id/snippets/:snippet_id/user_agent_detail: administrators
@@ -163,15 +165,15 @@ func (h handlers) userAgentDetail(w http.ResponseWriter, r *http.Request) error 
 	if _, err := httpx.RequireAdmin(r); err != nil {
 		return err
 	}
-	_, sn, err := h.read(r)
+	ref, err := path(r)
 	if err != nil {
 		return err
 	}
-	if sn.UserAgent == "" && sn.IPAddress == "" {
-		return core.NotFound("UserAgentDetail")
+	sn, err := h.s.UserAgentDetail(r.Context(), httpx.CallerOf(r), ref.project, ref.id)
+	if err != nil {
+		return err
 	}
-	return httpx.OK(w, userAgentDetailJSON{UserAgent: sn.UserAgent, IPAddress: sn.IPAddress,
-		AkismetSubmitted: sn.AkismetSubmitted})
+	return httpx.OK(w, newUserAgentDetailJSON(sn))
 }
 
 // clientIP is the host of the connection's remote address (the server

@@ -10,12 +10,9 @@ import (
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// Module provides *Service and the snippet routes.
+// Module provides *Service and the snippet routes. Its dependencies
+// (SnippetStore, UserStore, NamespaceStore, Clock, *access.Policy,
+// config.Config) come from the app.
 var Module = fx.Module("snippets",
-	fx.Provide(
-		NewService,
-		httpx.AsRoutes(func(s *Service) httpx.Routes {
-			return httpx.Routes{Module: "snippets", Routes: handlers{s}.routes()}
-		}),
-	),
+	fx.Provide(NewService, httpx.AsRoutes(routes)),
 )

@@ -3,20 +3,24 @@ package todos
 import (
 	"net/http"
 
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
 // handlers decode, call the service and render. Every route needs a
 // signed-in caller (401 otherwise).
-type handlers struct{ s *Service }
+type handlers struct {
+	s       *Service
+	present *apijson.TodoPresenter
+}
 
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	caller, err := httpx.RequireUser(r)
 	if err != nil {
 		return err
 	}
-	var in listParams
+	var in ListInput
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
@@ -24,15 +28,11 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := in.filter(pg)
+	list, total, err := h.s.List(r.Context(), caller, in, pg)
 	if err != nil {
 		return err
 	}
-	list, total, err := h.s.List(r.Context(), caller, f)
-	if err != nil {
-		return err
-	}
-	out, err := h.s.p.Presenter.Todos(r.Context(), caller, list)
+	out, err := h.present.Todos(r.Context(), caller, list)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (h handlers) markDone(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.s.p.Presenter.Todos(r.Context(), caller, []domain.Todo{*t})
+	out, err := h.present.Todos(r.Context(), caller, []domain.Todo{*t})
 	if err != nil {
 		return err
 	}

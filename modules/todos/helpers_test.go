@@ -5,24 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
-
-	"go.uber.org/fx"
 
 	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// fixture is a running Hearth with three users (root, alice, bob), two
-// projects and direct access to the todo and merge request stores, which
-// other modules fill in production.
+// fixture is a running Hearth, driven through the shared API client, with
+// three users (root, alice, bob) and direct access to the todo and merge
+// request stores, which other modules fill in production.
 type fixture struct {
 	t     *testing.T
-	srv   *apptest.Server
+	c     *apptest.Client
 	todos ports.TodoStore
 	mrs   ports.MergeRequestStore
 	root  user
@@ -47,51 +44,47 @@ type project struct {
 	WebURL            string `json:"web_url"`
 }
 
-// eachDriver runs fn on SQLite and on Postgres (skipped without a server
-// unless CI is set).
-func eachDriver(t *testing.T, fn func(t *testing.T, driver string)) {
+// newFixture starts a server (SQLite) for t.
+func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	for _, driver := range []string{"sqlite", "postgres"} {
-		t.Run(driver, func(t *testing.T) {
-			t.Parallel()
-			fn(t, driver)
-		})
-	}
+	return fixtureOf(t, apptest.New(t).Client(t))
 }
 
-func newFixture(t *testing.T, driver string) *fixture {
+// fixtureOf seeds the users on c's server.
+func fixtureOf(t *testing.T, c *apptest.Client) *fixture {
 	t.Helper()
-	f := &fixture{t: t, base: time.Now().UTC().Add(-time.Hour).Truncate(time.Second)}
-	f.srv = apptest.New(t, apptest.Driver(driver), apptest.With(fx.Populate(&f.todos, &f.mrs)))
-	root, err := f.srv.Users.UserByLogin(context.Background(), "root")
+	f := &fixture{t: t, c: c, todos: c.Srv.Store.Todos(), mrs: c.Srv.Store.MergeRequests(),
+		base: time.Now().UTC().Add(-time.Hour).Truncate(time.Second)}
+	root, err := c.Srv.Users.UserByLogin(context.Background(), "root")
 	if err != nil {
 		t.Fatalf("root: %v", err)
 	}
-	f.root = user{ID: root.ID, Username: "root", Token: f.srv.RootToken}
+	f.root = user{ID: root.ID, Username: "root", Token: c.Srv.RootToken}
 	f.alice = f.user("alice")
 	f.bob = f.user("bob")
 	return f
 }
 
+// eachDriver runs fn on a fresh fixture on SQLite and on Postgres
+// (skipped without a server unless CI is set), in parallel.
+func eachDriver(t *testing.T, fn func(t *testing.T, f *fixture)) {
+	t.Helper()
+	apptest.EachDriver(t, func(t *testing.T, c *apptest.Client) { fn(t, fixtureOf(t, c)) })
+}
+
 // user creates a user and an api token for it.
 func (f *fixture) user(name string) user {
 	f.t.Helper()
-	var u struct{ ID int64 }
-	f.srv.JSON(f.t, http.MethodPost, "/users", f.srv.RootToken, url.Values{"username": {name}, "email": {name + "@example.com"},
-		"name": {"User " + name}, "password": {"secret-" + name + "-pw"}, "skip_confirmation": {"true"}}, http.StatusCreated, &u)
-	_, secret, err := f.srv.Users.CreatePersonalToken(context.Background(), nil, u.ID, "tests", []string{"api"}, nil)
-	if err != nil {
-		f.t.Fatalf("token of %s: %v", name, err)
-	}
-	return user{ID: u.ID, Username: name, Token: secret}
+	id, token := f.c.User(name)
+	return user{ID: id, Username: name, Token: token}
 }
 
 // project creates a public project of owner.
 func (f *fixture) project(owner user, name string) project {
 	f.t.Helper()
 	var p project
-	f.srv.JSON(f.t, http.MethodPost, fmt.Sprintf("/projects/user/%d", owner.ID), f.srv.RootToken,
-		map[string]any{"name": name, "visibility": "public"}, http.StatusCreated, &p)
+	f.c.Expect(http.StatusCreated, http.MethodPost, fmt.Sprintf("/projects/user/%d", owner.ID), f.c.Srv.RootToken,
+		map[string]any{"name": name, "visibility": "public"}).Decode(f.t, &p)
 	return p
 }
 
@@ -151,8 +144,9 @@ type todoJSON struct {
 func (f *fixture) list(u user, query string) ([]todoJSON, http.Header) {
 	f.t.Helper()
 	var out []todoJSON
-	resp := f.srv.JSON(f.t, http.MethodGet, "/todos?"+query, u.Token, nil, http.StatusOK, &out)
-	return out, resp.Header
+	r := f.c.Expect(http.StatusOK, http.MethodGet, "/todos?"+query, u.Token, nil)
+	r.Decode(f.t, &out)
+	return out, r.Header
 }
 
 // ids lists the IDs of todos, in order.
@@ -167,8 +161,8 @@ func ids(list []todoJSON) []int64 {
 // expectError sends a request and compares status and body exactly.
 func (f *fixture) expectError(method, path, token string, status int, body string) {
 	f.t.Helper()
-	resp, data := f.srv.Do(f.t, method, path, token, nil)
-	if resp.StatusCode != status || strings.TrimSpace(string(data)) != body {
-		f.t.Errorf("%s %s: %d %s, want %d %s", method, path, resp.StatusCode, data, status, body)
+	r := f.c.Send(method, path, token, nil)
+	if r.Status != status || strings.TrimSpace(string(r.Body)) != body {
+		f.t.Errorf("%s %s: %d %s, want %d %s", method, path, r.Status, r.Body, status, body)
 	}
 }

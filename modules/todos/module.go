@@ -12,7 +12,8 @@ import (
 )
 
 // Module provides *Service and the /todos routes. Its dependencies
-// (TodoStore, *apijson.TodoPresenter, *zap.Logger) come from the app.
+// (TodoStore and *zap.Logger for the service, *apijson.TodoPresenter for
+// the handlers) come from the app.
 var Module = fx.Module("todos",
 	fx.Provide(
 		NewService,

@@ -9,7 +9,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -18,31 +17,24 @@ import (
 type Params struct {
 	fx.In
 	Todos ports.TodoStore
-	// Presenter renders todos with their targets; the handlers use it.
-	Presenter *apijson.TodoPresenter
-	Log       *zap.Logger `optional:"true"`
+	Log   *zap.Logger
 }
 
 // Service holds the todos use cases. It never sees HTTP types. Every use
 // case is about the caller's own list, so there is no access rule beyond
 // being signed in: another user's todo is simply not found.
-type Service struct {
-	p   Params
-	log *zap.Logger
-}
+type Service struct{ p Params }
 
 // NewService builds the service.
-func NewService(p Params) *Service {
-	log := p.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
-	return &Service{p: p, log: log}
-}
+func NewService(p Params) *Service { return &Service{p: p} }
 
-// List returns one page of the caller's todos matching f, newest first,
+// List returns one page of the caller's todos matching in, newest first,
 // and the total.
-func (s *Service) List(ctx context.Context, caller *domain.Caller, f domain.TodoFilter) ([]domain.Todo, int, error) {
+func (s *Service) List(ctx context.Context, caller *domain.Caller, in ListInput, pg domain.Page) ([]domain.Todo, int, error) {
+	f, err := in.filter(pg)
+	if err != nil {
+		return nil, 0, err
+	}
 	f.UserID = caller.UserID()
 	list, total, err := s.p.Todos.List(ctx, f)
 	if err != nil {
@@ -70,6 +62,6 @@ func (s *Service) MarkAllDone(ctx context.Context, caller *domain.Caller) error 
 	if err != nil {
 		return fmt.Errorf("mark todos of user %d done: %w", caller.UserID(), err)
 	}
-	s.log.Debug("marked todos done", zap.Int64("user", caller.UserID()), zap.Int("count", n))
+	s.p.Log.Debug("marked todos done", zap.Int64("user", caller.UserID()), zap.Int("count", n))
 	return nil
 }

@@ -44,8 +44,7 @@ func (f *fixture) seed() seeded {
 
 func TestListFilters(t *testing.T) {
 	t.Parallel()
-	eachDriver(t, func(t *testing.T, driver string) {
-		f := newFixture(t, driver)
+	eachDriver(t, func(t *testing.T, f *fixture) {
 		s := f.seed()
 		p1, p2 := strconv.FormatInt(s.p1.ID, 10), strconv.FormatInt(s.p2.ID, 10)
 		bob := strconv.FormatInt(f.bob.ID, 10)
@@ -100,7 +99,7 @@ func TestListFilters(t *testing.T) {
 // whose target cannot be rendered (issues have no module yet).
 func TestTodoEntity(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, "sqlite")
+	f := newFixture(t)
 	s := f.seed()
 	list, _ := f.list(f.alice, "")
 	if len(list) != 3 {
@@ -142,7 +141,7 @@ func TestTodoEntity(t *testing.T) {
 
 func TestListPagination(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, "sqlite")
+	f := newFixture(t)
 	p := f.project(f.alice, "Paged")
 	var made []domain.Todo
 	for i := range 5 {
@@ -169,7 +168,7 @@ func TestListPagination(t *testing.T) {
 			continue
 		}
 		q := u.Query()
-		if !strings.HasPrefix(u.String(), f.srv.URL+"/api/v4/todos?") || q.Get("page") != page ||
+		if !strings.HasPrefix(u.String(), f.c.Srv.URL+"/api/v4/todos?") || q.Get("page") != page ||
 			q.Get("per_page") != "2" || q.Get("type") != "Issue" {
 			t.Errorf("Link rel=%q = %s, want page %s of type=Issue, 2 per page", rel, u, page)
 		}
@@ -209,7 +208,7 @@ func parseLinks(t *testing.T, header string) map[string]*url.URL {
 
 func TestAnonymous(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, "sqlite")
+	f := newFixture(t)
 	s := f.seed()
 	const body = `{"message":"401 Unauthorized"}`
 	f.expectError(http.MethodGet, "/todos", "", http.StatusUnauthorized, body)
@@ -223,8 +222,7 @@ func TestAnonymous(t *testing.T) {
 
 func TestMarkOneDone(t *testing.T) {
 	t.Parallel()
-	eachDriver(t, func(t *testing.T, driver string) {
-		f := newFixture(t, driver)
+	eachDriver(t, func(t *testing.T, f *fixture) {
 		s := f.seed()
 		const notFound = `{"message":"404 Todo Not Found"}`
 		mark := func(id int64) string { return fmt.Sprintf("/todos/%d/mark_as_done", id) }
@@ -242,7 +240,7 @@ func TestMarkOneDone(t *testing.T) {
 		}
 
 		var done todoJSON
-		f.srv.JSON(t, http.MethodPost, mark(s.t1.ID), f.alice.Token, nil, http.StatusCreated, &done)
+		f.c.Expect(http.StatusCreated, http.MethodPost, mark(s.t1.ID), f.alice.Token, nil).Decode(t, &done)
 		if done.ID != s.t1.ID || done.State != "done" || done.ActionName != "assigned" || done.TargetType != "MergeRequest" ||
 			done.Project == nil || done.Project.ID != s.p1.ID || string(done.Target) == "null" {
 			t.Errorf("marked todo = %+v, want t1 done with its merge request", done)
@@ -254,7 +252,7 @@ func TestMarkOneDone(t *testing.T) {
 			t.Errorf("done after marking t1 = %v", ids(got))
 		}
 		// Marking it again changes nothing.
-		f.srv.JSON(t, http.MethodPost, mark(s.t1.ID), f.alice.Token, nil, http.StatusCreated, &done)
+		f.c.Expect(http.StatusCreated, http.MethodPost, mark(s.t1.ID), f.alice.Token, nil).Decode(t, &done)
 		if done.State != "done" {
 			t.Errorf("marked again: state %q", done.State)
 		}
@@ -263,12 +261,10 @@ func TestMarkOneDone(t *testing.T) {
 
 func TestMarkAllDone(t *testing.T) {
 	t.Parallel()
-	eachDriver(t, func(t *testing.T, driver string) {
-		f := newFixture(t, driver)
+	eachDriver(t, func(t *testing.T, f *fixture) {
 		s := f.seed()
-		resp, body := f.srv.Do(t, http.MethodPost, "/todos/mark_as_done", f.alice.Token, nil)
-		if resp.StatusCode != http.StatusNoContent || len(body) != 0 {
-			t.Fatalf("mark all: %d %q, want 204 without a body", resp.StatusCode, body)
+		if r := f.c.Send(http.MethodPost, "/todos/mark_as_done", f.alice.Token, nil); r.Status != http.StatusNoContent || len(r.Body) != 0 {
+			t.Fatalf("mark all: %d %q, want 204 without a body", r.Status, r.Body)
 		}
 		if got, h := f.list(f.alice, ""); len(got) != 0 || h.Get("X-Total") != "0" {
 			t.Errorf("pending after mark all = %v (X-Total %q)", ids(got), h.Get("X-Total"))
@@ -286,9 +282,8 @@ func TestMarkAllDone(t *testing.T) {
 			t.Errorf("bob's pending todos = %v, want his t5 untouched", ids(got))
 		}
 		// Nothing left: still 204.
-		resp, _ = f.srv.Do(t, http.MethodPost, "/todos/mark_as_done", f.alice.Token, nil)
-		if resp.StatusCode != http.StatusNoContent {
-			t.Errorf("mark all again: %d", resp.StatusCode)
+		if r := f.c.Send(http.MethodPost, "/todos/mark_as_done", f.alice.Token, nil); r.Status != http.StatusNoContent {
+			t.Errorf("mark all again: %d", r.Status)
 		}
 	})
 }

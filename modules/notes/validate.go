@@ -1,0 +1,23 @@
+package notes
+
+import "github.com/hearth-forge/hearth/core"
+
+// validate checks the list's order values.
+func (in ListInput) validate() error {
+	switch in.OrderBy {
+	case "", "created_at", "updated_at":
+	default:
+		return invalid("order_by")
+	}
+	switch in.Sort {
+	case "", "asc", "desc":
+	default:
+		return invalid("sort")
+	}
+	return nil
+}
+
+// invalid is Grape's complaint about a value outside a parameter's values.
+func invalid(name string) error {
+	return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: name + " does not have a valid value"}
+}
