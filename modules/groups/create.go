@@ -60,7 +60,7 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, in CreateIn
 	}
 	fields := fieldErrors{}
 	fields.add("name", nameErrors(in.Name)...)
-	fields.add("path", pathErrors(in.Path, parent == nil)...)
+	fields.add("path", domain.NamespacePathErrors(in.Path, parent == nil)...)
 	if parent != nil {
 		if msg := parentVisibilityError(in.Visibility, parent); msg != "" {
 			fields.add("visibility_level", msg)

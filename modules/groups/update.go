@@ -40,7 +40,7 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		fields.add("name", nameErrors(*in.Name)...)
 	}
 	if in.Path != nil && *in.Path != g.Path {
-		fields.add("path", pathErrors(*in.Path, g.ParentID == nil)...)
+		fields.add("path", domain.NamespacePathErrors(*in.Path, g.ParentID == nil)...)
 	}
 	if in.Visibility != nil && *in.Visibility != g.Visibility {
 		msgs, err := s.visibilityErrors(ctx, g, *in.Visibility)

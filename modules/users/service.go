@@ -76,12 +76,6 @@ func NewService(p Params) *Service {
 
 func (s *Service) now() time.Time { return s.p.Clock.Now().UTC() }
 
-// day is t's UTC date at midnight.
-func day(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-}
-
 // requireAdmin lets the system (nil actor) and administrators through.
 func requireAdmin(actor *domain.Caller) error {
 	if actor == nil {
@@ -564,9 +558,9 @@ func (s *Service) Activities(ctx context.Context, actor *domain.Caller, from *ti
 	if err := requireAdmin(actor); err != nil {
 		return nil, 0, err
 	}
-	f := day(s.now()).AddDate(0, -activityMonths, 0)
+	f := domain.DateOf(s.now()).AddDate(0, -activityMonths, 0)
 	if from != nil {
-		f = day(*from)
+		f = domain.DateOf(*from)
 	}
 	return s.p.Users.ListActivity(ctx, f, p)
 }

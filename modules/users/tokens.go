@@ -108,8 +108,8 @@ func (s *Service) createToken(ctx context.Context, actor *domain.Caller, userID 
 	now := s.now()
 	var expires *time.Time
 	if in.ExpiresAt != nil {
-		d := day(*in.ExpiresAt)
-		if d.Before(day(now)) {
+		d := domain.DateOf(*in.ExpiresAt)
+		if d.Before(domain.DateOf(now)) {
 			errs.add("expires_at", "cannot be a date in the past")
 		}
 		expires = &d
