@@ -670,6 +670,20 @@ func (s *Service) Key(ctx context.Context, id int64) (*domain.SSHKey, error) {
 	return k, notFound(err, "Key")
 }
 
+// KeyWithUser returns any key with its user; a key whose user is gone is
+// 404 "Key Not Found".
+func (s *Service) KeyWithUser(ctx context.Context, id int64) (*domain.SSHKey, *domain.User, error) {
+	k, err := s.Key(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := s.p.Users.Get(ctx, k.UserID)
+	if err != nil {
+		return nil, nil, notFound(err, "Key")
+	}
+	return k, u, nil
+}
+
 // UserKey returns the user's own key; another user's key is 404.
 func (s *Service) UserKey(ctx context.Context, userID, id int64) (*domain.SSHKey, error) {
 	k, err := s.Key(ctx, id)
@@ -682,8 +696,13 @@ func (s *Service) UserKey(ctx context.Context, userID, id int64) (*domain.SSHKey
 	return k, nil
 }
 
-// DeleteKey removes the user's key and returns it; 404 when absent or not theirs.
+// DeleteKey removes the user's key and returns it; 404 "User Not Found"
+// for an unknown user, 404 "Key Not Found" when the key is absent or not
+// theirs.
 func (s *Service) DeleteKey(ctx context.Context, userID, id int64) (*domain.SSHKey, error) {
+	if _, err := s.User(ctx, userID); err != nil {
+		return nil, err
+	}
 	k, err := s.UserKey(ctx, userID, id)
 	if err != nil {
 		return nil, err
@@ -738,9 +757,13 @@ func (s *Service) UserEmail(ctx context.Context, userID, id int64) (*domain.Emai
 	return e, nil
 }
 
-// DeleteEmail removes the user's secondary address and returns it; 404 when
-// absent or not theirs.
+// DeleteEmail removes the user's secondary address and returns it; 404
+// "User Not Found" for an unknown user, 404 "Email Not Found" when the
+// address is absent or not theirs.
 func (s *Service) DeleteEmail(ctx context.Context, userID, id int64) (*domain.Email, error) {
+	if _, err := s.User(ctx, userID); err != nil {
+		return nil, err
+	}
 	e, err := s.UserEmail(ctx, userID, id)
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func TestTokenValidation(t *testing.T) {
 		{domain.TokenPersonal, TokenInput{Name: " ", Scopes: []string{"api"}}, "name is missing"},
 	}
 	for _, c := range cases {
-		_, _, err := f.svc.createToken(ctx, f.admin, u.ID, c.kind, c.in)
+		_, _, err := f.svc.CreateToken(ctx, f.admin, u.ID, c.kind, c.in)
 		wantKind(t, err, core.ErrInvalid, c.msg)
 	}
 	_, _, err := f.svc.CreatePersonalToken(ctx, f.admin, u.ID, "x", []string{"api"}, &yesterday)
