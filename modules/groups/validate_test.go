@@ -3,6 +3,7 @@ package groups
 import "testing"
 
 func TestNameErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		ok   bool
