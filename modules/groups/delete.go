@@ -51,7 +51,7 @@ func (s *Service) Delete(ctx context.Context, caller *domain.Caller, ref domain.
 		s.p.Tx.AfterCommit(ctx, func(ctx context.Context) {
 			for _, repo := range repos {
 				if err := s.p.Repos.Delete(ctx, repo); err != nil {
-					s.log.Error("delete repository of a deleted group", zap.String("repo", repo), zap.Error(err))
+					s.p.Log.Error("delete repository of a deleted group", zap.String("repo", repo), zap.Error(err))
 				}
 			}
 		})

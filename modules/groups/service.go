@@ -27,7 +27,7 @@ type Params struct {
 	Bus        ports.EventBus
 	Clock      ports.Clock
 	Policy     *access.Policy
-	Log        *zap.Logger `optional:"true"`
+	Log        *zap.Logger
 }
 
 // Service holds the groups use cases. It never sees HTTP types. Each use
@@ -37,19 +37,10 @@ type Params struct {
 // parameter problems in Bad; a use case reports them only after its access
 // checks, so callers who may not use an endpoint learn nothing from its
 // validation.
-type Service struct {
-	p   Params
-	log *zap.Logger
-}
+type Service struct{ p Params }
 
 // NewService builds the service.
-func NewService(p Params) *Service {
-	log := p.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
-	return &Service{p: p, log: log}
-}
+func NewService(p Params) *Service { return &Service{p: p} }
 
 func (s *Service) now() time.Time { return s.p.Clock.Now().UTC() }
 

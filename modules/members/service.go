@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"go.uber.org/fx"
-	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
@@ -25,7 +24,6 @@ type Params struct {
 	Bus        ports.EventBus
 	Clock      ports.Clock
 	Policy     *access.Policy
-	Log        *zap.Logger `optional:"true"`
 }
 
 // Service holds the members use cases. It never sees HTTP types. Each use
@@ -34,19 +32,10 @@ type Params struct {
 // ability to manage its members (403). Inputs carry the request's parameter
 // problems in Bad; a use case reports them only after its access checks,
 // so callers who may not use an endpoint learn nothing from its validation.
-type Service struct {
-	p   Params
-	log *zap.Logger
-}
+type Service struct{ p Params }
 
 // NewService builds the service.
-func NewService(p Params) *Service {
-	log := p.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
-	return &Service{p: p, log: log}
-}
+func NewService(p Params) *Service { return &Service{p: p} }
 
 // Ref names a project or a group by numeric ID or by full path.
 type Ref struct {

@@ -127,12 +127,12 @@ func (s *Service) create(ctx context.Context, actor *domain.Caller, owner *domai
 	if err != nil {
 		if repoMade {
 			if derr := s.p.Repos.Delete(context.WithoutCancel(ctx), domain.RepoPath(p.ID)); derr != nil {
-				s.log.Error("delete the repository of a project that was not created", zap.Int64("project_id", p.ID), zap.Error(derr))
+				s.p.Log.Error("delete the repository of a project that was not created", zap.Int64("project_id", p.ID), zap.Error(derr))
 			}
 		}
 		return nil, err
 	}
-	s.log.Info("project created", zap.Int64("project_id", p.ID), zap.Int64("namespace_id", ns.ID), zap.Int64("actor_id", actor.UserID()))
+	s.p.Log.Info("project created", zap.Int64("project_id", p.ID), zap.Int64("namespace_id", ns.ID), zap.Int64("actor_id", actor.UserID()))
 	return p, nil
 }
 

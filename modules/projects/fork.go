@@ -123,6 +123,6 @@ func (s *Service) Fork(ctx context.Context, caller *domain.Caller, ref domain.ID
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("fork scheduled", zap.Int64("project_id", p.ID), zap.Int64("source_id", srcID), zap.Int64("actor_id", caller.UserID()))
+	s.p.Log.Info("fork scheduled", zap.Int64("project_id", p.ID), zap.Int64("source_id", srcID), zap.Int64("actor_id", caller.UserID()))
 	return p, nil
 }

@@ -44,7 +44,7 @@ func (f *forker) start(id int64) {
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				f.s.log.Error("fork copy panicked", zap.Int64("project_id", id), zap.Any("panic", r))
+				f.s.p.Log.Error("fork copy panicked", zap.Int64("project_id", id), zap.Any("panic", r))
 			}
 			f.mu.Lock()
 			delete(f.running, id)
@@ -65,7 +65,7 @@ func (f *forker) resume(ctx context.Context) error {
 		f.start(p.ID)
 	}
 	if len(pending) > 0 {
-		f.s.log.Info("resuming fork copies", zap.Int("count", len(pending)))
+		f.s.p.Log.Info("resuming fork copies", zap.Int("count", len(pending)))
 	}
 	return nil
 }
@@ -93,7 +93,7 @@ func (f *forker) stop(ctx context.Context) error {
 // destination is an orphan and is replaced; "started" with the destination
 // present means the (atomic) copy completed before a crash.
 func (s *Service) copyFork(ctx context.Context, id int64) {
-	log := s.log.With(zap.Int64("project_id", id))
+	log := s.p.Log.With(zap.Int64("project_id", id))
 	p, err := s.p.Projects.Get(ctx, id)
 	if err != nil {
 		if !errors.Is(err, core.ErrNotFound) && ctx.Err() == nil {
@@ -171,12 +171,12 @@ func (s *Service) finishFork(ctx context.Context, id int64, importError string) 
 	})
 	switch {
 	case err == nil:
-		s.log.Info("fork copy done", zap.Int64("project_id", id), zap.String("import_error", importError))
+		s.p.Log.Info("fork copy done", zap.Int64("project_id", id), zap.String("import_error", importError))
 	case errors.Is(err, core.ErrNotFound):
 		if derr := s.p.Repos.Delete(ctx, domain.RepoPath(id)); derr != nil {
-			s.log.Error("delete the repository of a deleted fork", zap.Int64("project_id", id), zap.Error(derr))
+			s.p.Log.Error("delete the repository of a deleted fork", zap.Int64("project_id", id), zap.Error(derr))
 		}
 	case ctx.Err() == nil:
-		s.log.Error("record fork outcome", zap.Int64("project_id", id), zap.Error(err))
+		s.p.Log.Error("record fork outcome", zap.Int64("project_id", id), zap.Error(err))
 	}
 }

@@ -149,7 +149,7 @@ func (s *Service) userDeleted(ctx context.Context, u *domain.User, actor int64) 
 	}
 	s.deleteReposAfterCommit(ctx, repos)
 	if len(projects) > 0 {
-		s.log.Info("deleting personal projects of a deleted user", zap.Int64("user_id", u.ID), zap.Int("projects", len(projects)))
+		s.p.Log.Info("deleting personal projects of a deleted user", zap.Int64("user_id", u.ID), zap.Int("projects", len(projects)))
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ type Params struct {
 	Bus        ports.EventBus
 	Clock      ports.Clock
 	Policy     *access.Policy
-	Log        *zap.Logger `optional:"true"`
+	Log        *zap.Logger
 }
 
 // Service holds the projects use cases. It never sees HTTP types. Each use
@@ -41,18 +41,13 @@ type Params struct {
 // so callers who may not use an endpoint learn nothing from its validation.
 type Service struct {
 	p     Params
-	log   *zap.Logger
 	forks *forker
 }
 
 // NewService builds the service. The asynchronous fork copies it runs are
 // started and stopped with the app (see Module).
 func NewService(p Params) *Service {
-	log := p.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
-	s := &Service{p: p, log: log}
+	s := &Service{p: p}
 	s.forks = newForker(s)
 	return s
 }
@@ -181,7 +176,7 @@ func (s *Service) createRepo(ctx context.Context, id int64, branch string) error
 	repo := domain.RepoPath(id)
 	err := s.p.Repos.Create(ctx, repo, branch)
 	if errors.Is(err, core.ErrConflict) {
-		s.log.Warn("replacing an orphaned repository", zap.String("repo", repo))
+		s.p.Log.Warn("replacing an orphaned repository", zap.String("repo", repo))
 		if err := s.p.Repos.Delete(ctx, repo); err != nil {
 			return fmt.Errorf("delete orphaned repository: %w", err)
 		}
@@ -202,7 +197,7 @@ func (s *Service) deleteReposAfterCommit(ctx context.Context, repos []string) {
 	s.p.Tx.AfterCommit(ctx, func(ctx context.Context) {
 		for _, repo := range repos {
 			if err := s.p.Repos.Delete(ctx, repo); err != nil {
-				s.log.Error("delete repository", zap.String("repo", repo), zap.Error(err))
+				s.p.Log.Error("delete repository", zap.String("repo", repo), zap.Error(err))
 			}
 		}
 	})

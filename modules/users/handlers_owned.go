@@ -21,6 +21,16 @@ type owned[T, J any] struct {
 	render      func(*T) J
 }
 
+// own reads /user/<items>/:id: the signed-in caller and the item's ID.
+func (o owned[T, J]) own(r *http.Request) (userID, id int64, err error) {
+	c, err := httpx.RequireUser(r)
+	if err != nil {
+		return 0, 0, err
+	}
+	id, err = httpx.IDParam(r, o.param, o.what)
+	return c.UserID(), id, err
+}
+
 // index is GET /user/<items> and /users/:id/<items>.
 func (o owned[T, J]) index(own bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -42,15 +52,11 @@ func (o owned[T, J]) index(own bool) httpx.HandlerFunc {
 
 // show is GET /user/<items>/:id: the caller's own item; another's is 404.
 func (o owned[T, J]) show(w http.ResponseWriter, r *http.Request) error {
-	c, err := httpx.RequireUser(r)
+	uid, id, err := o.own(r)
 	if err != nil {
 		return err
 	}
-	id, err := httpx.IDParam(r, o.param, o.what)
-	if err != nil {
-		return err
-	}
-	item, err := o.get(r.Context(), c.UserID(), id)
+	item, err := o.get(r.Context(), uid, id)
 	if err != nil {
 		return err
 	}
@@ -60,15 +66,11 @@ func (o owned[T, J]) show(w http.ResponseWriter, r *http.Request) error {
 // deleteOwn is DELETE /user/<items>/:id, idempotent: 200 with the item,
 // or 200 without a body when there was none.
 func (o owned[T, J]) deleteOwn(w http.ResponseWriter, r *http.Request) error {
-	c, err := httpx.RequireUser(r)
+	uid, id, err := o.own(r)
 	if err != nil {
 		return err
 	}
-	id, err := httpx.IDParam(r, o.param, o.what)
-	if err != nil {
-		return err
-	}
-	item, err := o.remove(r.Context(), c.UserID(), id)
+	item, err := o.remove(r.Context(), uid, id)
 	if errors.Is(err, core.ErrNotFound) {
 		return emptyOK(w)
 	}

@@ -59,11 +59,7 @@ func (h handlers) createToken(kind domain.TokenKind) httpx.HandlerFunc {
 
 func (h handlers) getToken(kind domain.TokenKind) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		caller, uid, err := targetUser(r, false)
-		if err != nil {
-			return err
-		}
-		id, err := httpx.IDParam(r, "token_id", tokenWhat(kind))
+		caller, uid, id, err := tokenOfUser(r, kind)
 		if err != nil {
 			return err
 		}
@@ -78,11 +74,7 @@ func (h handlers) getToken(kind domain.TokenKind) httpx.HandlerFunc {
 // revokeToken answers 204 No Content, as GitLab 9.x does.
 func (h handlers) revokeToken(kind domain.TokenKind) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		caller, uid, err := targetUser(r, false)
-		if err != nil {
-			return err
-		}
-		id, err := httpx.IDParam(r, "token_id", tokenWhat(kind))
+		caller, uid, id, err := tokenOfUser(r, kind)
 		if err != nil {
 			return err
 		}
@@ -91,4 +83,13 @@ func (h handlers) revokeToken(kind domain.TokenKind) httpx.HandlerFunc {
 		}
 		return httpx.NoContent(w)
 	}
+}
+
+// tokenOfUser reads /users/:id/<tokens>/:token_id (administrators).
+func tokenOfUser(r *http.Request, kind domain.TokenKind) (caller *domain.Caller, userID, id int64, err error) {
+	if caller, userID, err = targetUser(r, false); err != nil {
+		return nil, 0, 0, err
+	}
+	id, err = httpx.IDParam(r, "token_id", tokenWhat(kind))
+	return caller, userID, id, err
 }
