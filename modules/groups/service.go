@@ -21,7 +21,6 @@ type Params struct {
 	Namespaces ports.NamespaceStore
 	Projects   ports.ProjectStore
 	Members    ports.MemberStore
-	Users      ports.UserStore
 	Repos      ports.RepoStorage
 	Tx         ports.TxManager
 	Bus        ports.EventBus
