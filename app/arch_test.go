@@ -69,14 +69,14 @@ func TestServicesFreeOfHTTP(t *testing.T) {
 // while they move to the anatomy; each line goes when its module is done.
 func httpNotYetOut(path string) bool {
 	for _, m := range []string{
-		"/modules/groups/",
 		"/modules/issues/",
-		"/modules/members/",
 		"/modules/mergerequests/",
-		"/modules/meta/",
-		"/modules/projects/",
 		"/modules/repository/",
-		"/modules/users/",
+		"/modules/issues/",
+		"/modules/mergerequests/",
+		"/modules/issues/",
+		"/modules/mergerequests/",
+		"/modules/repository/",
 	} {
 		if strings.Contains(filepath.ToSlash(path), m) {
 			return true

@@ -71,3 +71,10 @@ type ProjectShare struct {
 	ExpiresAt   *time.Time
 	CreatedAt   time.Time
 }
+
+// DateOf is t's UTC date at midnight: how the expiry dates of memberships,
+// shares and tokens are kept.
+func DateOf(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}

@@ -38,8 +38,9 @@ type groupDetailJSON struct {
 	SharedProjects any `json:"shared_projects"`
 }
 
-func groupOf(base string, g *domain.Namespace, fullName string) groupJSON {
-	return groupJSON{
+func groupOf(base string, grp *Group) groupJSON {
+	g := &grp.Namespace
+	out := groupJSON{
 		ID:                   g.ID,
 		Name:                 g.Name,
 		Path:                 g.Path,
@@ -49,19 +50,35 @@ func groupOf(base string, g *domain.Namespace, fullName string) groupJSON {
 		AvatarURL:            apijson.NullString(g.AvatarURL),
 		WebURL:               base + "/groups/" + g.FullPath,
 		RequestAccessEnabled: g.RequestAccessEnabled,
-		FullName:             fullName,
+		FullName:             grp.FullName,
 		FullPath:             g.FullPath,
 		ParentID:             g.ParentID,
 	}
+	if s := grp.Statistics; s != nil {
+		out.Statistics = &statisticsJSON{
+			StorageSize:      s.StorageSize,
+			RepositorySize:   s.RepositorySize,
+			LFSObjectsSize:   s.LFSObjectsSize,
+			JobArtifactsSize: s.JobArtifactsSize,
+		}
+	}
+	return out
 }
 
-func statisticsOf(s Statistics) *statisticsJSON {
-	return &statisticsJSON{
-		StorageSize:      s.StorageSize,
-		RepositorySize:   s.RepositorySize,
-		LFSObjectsSize:   s.LFSObjectsSize,
-		JobArtifactsSize: s.JobArtifactsSize,
+// Grape's `values:` of the group parameters.
+var (
+	visibilities  = []string{string(domain.Private), string(domain.Internal), string(domain.Public)}
+	projectOrders = []string{
+		string(domain.OrderByID), string(domain.OrderByName), string(domain.OrderByPath),
+		string(domain.OrderByCreatedAt), string(domain.OrderByUpdatedAt), string(domain.OrderByLastActivityAt),
 	}
+)
+
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
 }
 
 // listParams are GET /groups.
@@ -107,4 +124,20 @@ type projectsParams struct {
 	Owned      *bool   `param:"owned"`
 	Starred    *bool   `param:"starred"`
 	Statistics *bool   `param:"statistics"`
+}
+
+// input maps the parameters. GitLab 9.x declares archived with default
+// false: archived projects are left out unless asked for.
+func (in *projectsParams) input(pg domain.Page) ProjectsInput {
+	archived := deref(in.Archived, false)
+	return ProjectsInput{
+		Archived:   &archived,
+		Visibility: domain.Visibility(deref(in.Visibility, "")),
+		OrderBy:    domain.ProjectOrder(deref(in.OrderBy, string(domain.OrderByCreatedAt))),
+		Ascending:  deref(in.Sort, "desc") == "asc",
+		Search:     in.Search,
+		Owned:      deref(in.Owned, false),
+		Starred:    deref(in.Starred, false),
+		Page:       pg,
+	}
 }

@@ -12,9 +12,9 @@ import (
 )
 
 // Module provides *Service and the groups routes. Its dependencies
-// (NamespaceStore, ProjectStore, MemberStore, RepoBackend, TxManager,
-// EventBus, Clock, *access.Policy, *apijson.ProjectPresenter, *zap.Logger)
-// come from the app.
+// (NamespaceStore, ProjectStore, MemberStore, RepoStorage,
+// TxManager, EventBus, Clock, *access.Policy, *zap.Logger, and for the
+// handlers *apijson.ProjectPresenter) come from the app.
 var Module = fx.Module("groups",
 	fx.Provide(
 		NewService,

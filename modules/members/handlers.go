@@ -11,46 +11,29 @@ import (
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// handlers decode, call the service and render. Reads are open to whoever
-// may read the project or group, anonymous callers included for public
-// ones; writes need a signed-in caller (401). Access checks come before
-// parameter validation, so callers who may not use an endpoint learn
-// nothing from its validation: an unreadable source is a 404, a readable
-// one the caller may not manage a 403.
+// handlers decode the request into typed input, call one service method
+// and render. One set serves projects and groups (kind). Parameter
+// problems travel in the input (Bad): the service reports them after its
+// access checks.
 type handlers struct{ s *Service }
 
-// source resolves the {id} path parameter for the caller; write routes
-// require a signed-in caller first.
-func (h handlers) source(r *http.Request, kind domain.MemberSource, write bool) (*domain.Caller, *Source, error) {
-	caller := httpx.CallerOf(r)
-	if write {
-		var err error
-		if caller, err = httpx.RequireUser(r); err != nil {
-			return nil, nil, err
-		}
-	}
-	ref, err := httpx.RefParam(r, "id")
-	if err != nil {
-		return nil, nil, err
-	}
-	src, err := h.s.Source(r.Context(), caller, Ref{Kind: kind, ID: ref.ID, Path: ref.Path})
-	if err != nil {
-		return nil, nil, err
-	}
-	return caller, src, nil
+// ref reads the {id} of the project or group.
+func ref(r *http.Request, kind domain.MemberSource) (Ref, error) {
+	id, err := httpx.RefParam(r, "id")
+	return Ref{Kind: kind, Source: id}, err
 }
 
-// userIDParam reads {user_id}, an integer as GitLab declares it.
-func userIDParam(r *http.Request) (int64, error) {
+// userRef reads {user_id}, an integer as GitLab declares it.
+func userRef(r *http.Request) UserRef {
 	s, err := httpx.PathParam(r, "user_id")
 	if err != nil {
-		return 0, err
+		return UserRef{Bad: err}
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, core.InvalidParam("user_id")
+		return UserRef{Bad: core.InvalidParam("user_id")}
 	}
-	return n, nil
+	return UserRef{ID: n}
 }
 
 // parseExpiry reads expires_at (YYYY-MM-DD or a timestamp) as a date; an
@@ -63,50 +46,44 @@ func parseExpiry(s *string) (*time.Time, error) {
 	if err != nil {
 		return nil, core.InvalidParam("expires_at")
 	}
-	d := dateOf(t)
+	d := domain.DateOf(t)
 	return &d, nil
 }
 
-func (h handlers) list(kind domain.MemberSource, all bool) httpx.HandlerFunc {
+// list is GET .../members and, inherited, .../members/all.
+func (h handlers) list(kind domain.MemberSource, inherited bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		_, src, err := h.source(r, kind, false)
+		src, err := ref(r, kind)
 		if err != nil {
 			return err
 		}
-		var in listParams
-		if err := httpx.Decode(r, &in); err != nil {
-			return err
-		}
+		var params listParams
+		bad := httpx.Decode(r, &params)
 		pg, err := httpx.PageOf(r)
+		if bad == nil {
+			bad = err
+		}
+		in := ListInput{Query: strings.TrimSpace(params.Query), Page: pg, Bad: bad}
+		list := h.s.List
+		if inherited {
+			list = h.s.All
+		}
+		entries, total, err := list(r.Context(), httpx.CallerOf(r), src, in)
 		if err != nil {
 			return err
 		}
-		query := strings.TrimSpace(in.Query)
-		var entries []Entry
-		var total int
-		if all {
-			entries, total, err = h.s.All(r.Context(), src, query, pg)
-		} else {
-			entries, total, err = h.s.List(r.Context(), src, query, pg)
-		}
-		if err != nil {
-			return err
-		}
-		return httpx.Paginated(w, r, membersOf(httpx.BaseURL(r), entries), total, pg)
+		return httpx.Paginated(w, r, membersOf(httpx.BaseURL(r), entries), total, in.Page)
 	}
 }
 
+// get is GET .../members/:user_id.
 func (h handlers) get(kind domain.MemberSource) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		_, src, err := h.source(r, kind, false)
+		src, err := ref(r, kind)
 		if err != nil {
 			return err
 		}
-		uid, err := userIDParam(r)
-		if err != nil {
-			return err
-		}
-		e, err := h.s.Get(r.Context(), src, uid)
+		e, err := h.s.Get(r.Context(), httpx.CallerOf(r), src, userRef(r))
 		if err != nil {
 			return err
 		}
@@ -114,28 +91,20 @@ func (h handlers) get(kind domain.MemberSource) httpx.HandlerFunc {
 	}
 }
 
+// add is POST .../members: 201 with the member.
 func (h handlers) add(kind domain.MemberSource) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		caller, src, err := h.source(r, kind, true)
+		src, err := ref(r, kind)
 		if err != nil {
 			return err
 		}
-		if !src.CanManage() {
-			return core.Forbidden("")
+		var params addParams
+		in := AddInput{Bad: httpx.Decode(r, &params)}
+		if in.Bad == nil {
+			in.ExpiresAt, in.Bad = parseExpiry(params.ExpiresAt)
 		}
-		var in addParams
-		if err := httpx.Decode(r, &in); err != nil {
-			return err
-		}
-		exp, err := parseExpiry(in.ExpiresAt)
-		if err != nil {
-			return err
-		}
-		e, err := h.s.Add(r.Context(), caller, src, AddInput{
-			UserID:    in.UserID,
-			Level:     domain.AccessLevel(in.AccessLevel),
-			ExpiresAt: exp,
-		})
+		in.UserID, in.Level = params.UserID, domain.AccessLevel(params.AccessLevel)
+		e, err := h.s.Add(r.Context(), httpx.CallerOf(r), src, in)
 		if err != nil {
 			return err
 		}
@@ -143,32 +112,20 @@ func (h handlers) add(kind domain.MemberSource) httpx.HandlerFunc {
 	}
 }
 
+// update is PUT .../members/:user_id.
 func (h handlers) update(kind domain.MemberSource) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		caller, src, err := h.source(r, kind, true)
+		src, err := ref(r, kind)
 		if err != nil {
 			return err
 		}
-		if !src.CanManage() {
-			return core.Forbidden("")
+		var params updateParams
+		in := UpdateInput{Bad: httpx.Decode(r, &params)}
+		if in.Bad == nil {
+			in.ExpiresAt, in.Bad = parseExpiry(params.ExpiresAt)
 		}
-		uid, err := userIDParam(r)
-		if err != nil {
-			return err
-		}
-		var in updateParams
-		if err := httpx.Decode(r, &in); err != nil {
-			return err
-		}
-		exp, err := parseExpiry(in.ExpiresAt)
-		if err != nil {
-			return err
-		}
-		e, err := h.s.Update(r.Context(), caller, src, uid, UpdateInput{
-			Level:      domain.AccessLevel(in.AccessLevel),
-			ExpiresAt:  exp,
-			ExpiresSet: in.ExpiresAt != nil,
-		})
+		in.Level, in.ExpiresSet = domain.AccessLevel(params.AccessLevel), params.ExpiresAt != nil
+		e, err := h.s.Update(r.Context(), httpx.CallerOf(r), src, userRef(r), in)
 		if err != nil {
 			return err
 		}
@@ -179,15 +136,11 @@ func (h handlers) update(kind domain.MemberSource) httpx.HandlerFunc {
 // remove answers 204, as GitLab 9.x's v4 API does for member removal.
 func (h handlers) remove(kind domain.MemberSource) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		caller, src, err := h.source(r, kind, true)
+		src, err := ref(r, kind)
 		if err != nil {
 			return err
 		}
-		uid, err := userIDParam(r)
-		if err != nil {
-			return err
-		}
-		if err := h.s.Remove(r.Context(), caller, src, uid); err != nil {
+		if err := h.s.Remove(r.Context(), httpx.CallerOf(r), src, userRef(r)); err != nil {
 			return err
 		}
 		return httpx.NoContent(w)

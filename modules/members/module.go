@@ -14,7 +14,7 @@ import (
 
 // Module provides *Service and the members routes. Its dependencies
 // (MemberStore, UserStore, NamespaceStore, TxManager, EventBus, Clock,
-// *access.Policy, *zap.Logger) come from the app.
+// *access.Policy) come from the app.
 var Module = fx.Module("members",
 	fx.Provide(
 		NewService,

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"go.uber.org/fx"
-	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
@@ -26,57 +24,30 @@ type Params struct {
 	Bus        ports.EventBus
 	Clock      ports.Clock
 	Policy     *access.Policy
-	Log        *zap.Logger `optional:"true"`
 }
 
-// Service holds the members use cases. It never sees HTTP types.
-type Service struct {
-	p   Params
-	log *zap.Logger
-}
+// Service holds the members use cases. It never sees HTTP types. Each use
+// case resolves the project or group its input names with core/access: a
+// user first for writes (401), then a readable source (404), then the
+// ability to manage its members (403). Inputs carry the request's parameter
+// problems in Bad; a use case reports them only after its access checks,
+// so callers who may not use an endpoint learn nothing from its validation.
+type Service struct{ p Params }
 
 // NewService builds the service.
-func NewService(p Params) *Service {
-	log := p.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
-	return &Service{p: p, log: log}
-}
+func NewService(p Params) *Service { return &Service{p: p} }
 
 // Ref names a project or a group by numeric ID or by full path.
 type Ref struct {
-	Kind domain.MemberSource
-	ID   int64
-	Path string
+	Kind   domain.MemberSource
+	Source domain.IDOrPath
 }
 
-// Source is a project or group the caller may read, with the caller's rights.
-type Source struct {
-	Kind    domain.MemberSource
-	ID      int64
-	Rights  access.Rights
-	Project *domain.Project   // set for projects
-	Group   *domain.Namespace // set for groups
-}
-
-// CanManage reports whether the caller may add, change and remove members:
-// masters of a project, owners of a group, administrators (GitLab 9.x's
-// admin_project / admin_group abilities).
-func (src *Source) CanManage() bool {
-	if src.Kind == domain.MemberOfGroup {
-		return src.Rights.AtLeast(domain.Owner)
-	}
-	return src.Rights.AtLeast(domain.Master)
-}
-
-// projectID is what membership events carry: the project, nil for groups.
-func (src *Source) projectID() *int64 {
-	if src.Kind != domain.MemberOfProject {
-		return nil
-	}
-	id := src.ID
-	return &id
+// UserRef names one member by user ID. Bad is a malformed ID (a 400),
+// reported once the source resolves.
+type UserRef struct {
+	ID  int64
+	Bad error
 }
 
 // Entry is a membership with its user.
@@ -85,248 +56,66 @@ type Entry struct {
 	User   domain.User
 }
 
-// AddInput is a new membership.
-type AddInput struct {
-	UserID    int64
-	Level     domain.AccessLevel
-	ExpiresAt *time.Time // a date; nil: never
-}
-
-// UpdateInput changes a membership. ExpiresAt applies when ExpiresSet
-// (nil then clears the date).
-type UpdateInput struct {
-	Level      domain.AccessLevel
-	ExpiresAt  *time.Time
-	ExpiresSet bool
+// source is a project or group the caller may read.
+type source struct {
+	kind    domain.MemberSource
+	id      int64
+	project *domain.Project // set for projects
+	// manage is nil when the caller may add, change and remove members
+	// (GitLab 9.x's admin_project_member, admin_group_member), else why not.
+	manage error
 }
 
 func (s *Service) now() time.Time { return s.p.Clock.Now().UTC() }
 
-// Source resolves ref for caller. A project or group that is missing or
-// that the caller may not read is a 404 either way.
-func (s *Service) Source(ctx context.Context, caller *domain.Caller, ref Ref) (*Source, error) {
+// source resolves ref for caller: a write needs a signed-in caller (401);
+// a project or group that is missing or that the caller may not read is a
+// 404 either way.
+func (s *Service) source(ctx context.Context, caller *domain.Caller, ref Ref, write bool) (*source, error) {
+	if write && caller.UserID() == 0 {
+		return nil, core.Unauthenticated()
+	}
 	switch ref.Kind {
 	case domain.MemberOfProject:
-		p, r, err := s.p.Policy.ProjectByRef(ctx, caller, domain.IDOrPath{ID: ref.ID, Path: ref.Path})
+		t, err := s.p.Policy.Resolve(ctx, caller, ref.Source)
 		if err != nil {
 			return nil, err
 		}
-		return &Source{Kind: ref.Kind, ID: p.ID, Rights: r, Project: p}, nil
+		return &source{kind: ref.Kind, id: t.Project.ID, project: t.Project, manage: t.Require(access.AdminProjectMember)}, nil
 	case domain.MemberOfGroup:
-		g, r, err := s.p.Policy.GroupByRef(ctx, caller, domain.IDOrPath{ID: ref.ID, Path: ref.Path})
+		g, err := s.p.Policy.ResolveGroup(ctx, caller, ref.Source)
 		if err != nil {
 			return nil, err
 		}
-		return &Source{Kind: ref.Kind, ID: g.ID, Rights: r, Group: g}, nil
+		return &source{kind: ref.Kind, id: g.Group.ID, manage: g.Require(access.AdminGroupMember)}, nil
 	}
 	return nil, fmt.Errorf("members: unknown source kind %q", ref.Kind)
 }
 
-// List returns one page of the source's direct members; query matches
-// username or name.
-func (s *Service) List(ctx context.Context, src *Source, query string, pg domain.Page) ([]Entry, int, error) {
-	ms, total, err := s.p.Members.List(ctx, src.Kind, src.ID, query, pg)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list members: %w", err)
-	}
-	entries, err := s.withUsers(ctx, ms)
-	if err != nil {
-		return nil, 0, err
-	}
-	return entries, total, nil
-}
-
-// All returns one page of the inherited view: the source's direct members
-// and the members of every group above it (a project's group and its
-// ancestors; a group's ancestors), each user once with their highest active
-// level, ordered by user ID.
-func (s *Service) All(ctx context.Context, src *Source, query string, pg domain.Page) ([]Entry, int, error) {
-	type key struct {
-		kind domain.MemberSource
-		id   int64
-	}
-	sources := []key{{src.Kind, src.ID}}
-	var groupID int64
-	switch src.Kind {
-	case domain.MemberOfProject:
-		ns, err := s.p.Namespaces.Get(ctx, src.Project.NamespaceID)
-		if err != nil {
-			return nil, 0, fmt.Errorf("project namespace: %w", err)
-		}
-		if ns.Kind == domain.NamespaceGroup {
-			groupID = ns.ID
-			sources = append(sources, key{domain.MemberOfGroup, ns.ID})
-		}
-	case domain.MemberOfGroup:
-		groupID = src.ID
-	}
-	if groupID != 0 {
-		anc, err := s.p.Namespaces.AncestorIDs(ctx, []int64{groupID})
-		if err != nil {
-			return nil, 0, fmt.Errorf("group ancestors: %w", err)
-		}
-		for _, id := range anc {
-			sources = append(sources, key{domain.MemberOfGroup, id})
-		}
-	}
-	now := s.now()
-	best := map[int64]domain.Member{}
-	for _, k := range sources {
-		ms, _, err := s.p.Members.List(ctx, k.kind, k.id, query, domain.Page{})
-		if err != nil {
-			return nil, 0, fmt.Errorf("list members: %w", err)
-		}
-		for _, m := range ms {
-			if !m.Active(now) {
-				continue
-			}
-			if cur, ok := best[m.UserID]; !ok || m.AccessLevel > cur.AccessLevel {
-				best[m.UserID] = m
-			}
-		}
-	}
-	ids := make([]int64, 0, len(best))
-	for id := range best {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	total := len(ids)
-	if pg.PerPage > 0 {
-		from := min(pg.Offset(), total)
-		ids = ids[from:min(from+pg.PerPage, total)]
-	}
-	page := make([]domain.Member, len(ids))
-	for i, id := range ids {
-		page[i] = best[id]
-	}
-	entries, err := s.withUsers(ctx, page)
-	if err != nil {
-		return nil, 0, err
-	}
-	return entries, total, nil
-}
-
-// Get returns one direct membership; 404 "Member Not Found" when absent.
-func (s *Service) Get(ctx context.Context, src *Source, userID int64) (*Entry, error) {
-	m, err := s.member(ctx, src, userID)
+// managed resolves ref for a caller who must manage its members.
+func (s *Service) managed(ctx context.Context, caller *domain.Caller, ref Ref) (*source, error) {
+	src, err := s.source(ctx, caller, ref, true)
 	if err != nil {
 		return nil, err
 	}
-	return s.entry(ctx, m)
+	if src.manage != nil {
+		return nil, src.manage
+	}
+	return src, nil
 }
 
-// Add makes a user a member. Only those who may manage the source may;
-// the level must be one the source allows; the user must exist; an
-// existing membership is a 409.
-func (s *Service) Add(ctx context.Context, caller *domain.Caller, src *Source, in AddInput) (*Entry, error) {
-	if !src.CanManage() {
-		return nil, core.Forbidden("")
-	}
-	if err := s.validate(src.Kind, in.Level, in.ExpiresAt, true); err != nil {
-		return nil, err
-	}
-	if _, err := s.p.Users.Get(ctx, in.UserID); err != nil {
-		if errors.Is(err, core.ErrNotFound) {
-			return nil, core.NotFound("User")
-		}
-		return nil, fmt.Errorf("get user: %w", err)
-	}
-	m := &domain.Member{
-		Source:      src.Kind,
-		SourceID:    src.ID,
-		UserID:      in.UserID,
-		AccessLevel: in.Level,
-		ExpiresAt:   in.ExpiresAt,
-		CreatedAt:   s.now(),
-		CreatedBy:   caller.UserID(),
-	}
-	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
-		if err := s.p.Members.Add(ctx, m); err != nil {
-			if errors.Is(err, core.ErrConflict) {
-				return core.Conflict("Member already exists")
-			}
-			return fmt.Errorf("add member: %w", err)
-		}
-		return s.p.Bus.Publish(ctx, domain.MemberJoined{Member: *m, ProjectID: src.projectID(), Actor: caller.UserID()})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return s.entry(ctx, m)
-}
-
-// Update changes a member's level and expiry. Only those who may manage
-// the source may; the last owner of a group and the owner of a personal
-// project are not changed by anyone (GitLab 9.x's member policies).
-func (s *Service) Update(ctx context.Context, caller *domain.Caller, src *Source, userID int64, in UpdateInput) (*Entry, error) {
-	if !src.CanManage() {
-		return nil, core.Forbidden("")
-	}
-	var out *domain.Member
-	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
-		m, err := s.member(ctx, src, userID)
-		if err != nil {
-			return err
-		}
-		if err := s.protected(ctx, src, m); err != nil {
-			return err
-		}
-		exp := m.ExpiresAt
-		if in.ExpiresSet {
-			exp = in.ExpiresAt
-		}
-		if err := s.validate(src.Kind, in.Level, exp, in.ExpiresSet); err != nil {
-			return err
-		}
-		out, err = s.p.Members.Update(ctx, src.Kind, src.ID, userID, func(m *domain.Member) error {
-			m.AccessLevel = in.Level
-			if in.ExpiresSet {
-				m.ExpiresAt = in.ExpiresAt
-			}
-			return nil
-		})
-		if errors.Is(err, core.ErrNotFound) {
-			return core.NotFound("Member")
-		}
-		if err != nil {
-			return fmt.Errorf("update member: %w", err)
-		}
+// projectID is what membership events carry: the project, nil for groups.
+func (src *source) projectID() *int64 {
+	if src.kind != domain.MemberOfProject {
 		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	return s.entry(ctx, out)
-}
-
-// Remove ends a membership: those who may manage the source remove anyone,
-// members remove themselves (leave); never the last owner of a group or the
-// owner of a personal project.
-func (s *Service) Remove(ctx context.Context, caller *domain.Caller, src *Source, userID int64) error {
-	return s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
-		m, err := s.member(ctx, src, userID)
-		if err != nil {
-			return err
-		}
-		if !src.CanManage() && caller.UserID() != userID {
-			return core.Forbidden("")
-		}
-		if err := s.protected(ctx, src, m); err != nil {
-			return err
-		}
-		if err := s.p.Members.Remove(ctx, src.Kind, src.ID, userID); err != nil {
-			if errors.Is(err, core.ErrNotFound) {
-				return core.NotFound("Member")
-			}
-			return fmt.Errorf("remove member: %w", err)
-		}
-		return s.p.Bus.Publish(ctx, domain.MemberLeft{Member: *m, ProjectID: src.projectID(), Actor: caller.UserID()})
-	})
+	id := src.id
+	return &id
 }
 
 // member loads one direct membership; 404 "Member Not Found" when absent.
-func (s *Service) member(ctx context.Context, src *Source, userID int64) (*domain.Member, error) {
-	m, err := s.p.Members.Get(ctx, src.Kind, src.ID, userID)
+func (s *Service) member(ctx context.Context, src *source, userID int64) (*domain.Member, error) {
+	m, err := s.p.Members.Get(ctx, src.kind, src.id, userID)
 	if errors.Is(err, core.ErrNotFound) {
 		return nil, core.NotFound("Member")
 	}
@@ -338,13 +127,13 @@ func (s *Service) member(ctx context.Context, src *Source, userID int64) (*domai
 
 // protected refuses changes GitLab's member policies prevent: the last
 // active owner of a group, and the owner of a project's personal namespace.
-func (s *Service) protected(ctx context.Context, src *Source, m *domain.Member) error {
-	switch src.Kind {
+func (s *Service) protected(ctx context.Context, src *source, m *domain.Member) error {
+	switch src.kind {
 	case domain.MemberOfGroup:
 		if m.AccessLevel != domain.Owner || !m.Active(s.now()) {
 			return nil
 		}
-		n, err := s.p.Members.CountOwners(ctx, src.ID)
+		n, err := s.p.Members.CountOwners(ctx, src.id)
 		if err != nil {
 			return fmt.Errorf("count owners: %w", err)
 		}
@@ -352,7 +141,7 @@ func (s *Service) protected(ctx context.Context, src *Source, m *domain.Member) 
 			return core.Forbidden("")
 		}
 	case domain.MemberOfProject:
-		ns, err := s.p.Namespaces.Get(ctx, src.Project.NamespaceID)
+		ns, err := s.p.Namespaces.Get(ctx, src.project.NamespaceID)
 		if err != nil {
 			return fmt.Errorf("project namespace: %w", err)
 		}
@@ -361,29 +150,6 @@ func (s *Service) protected(ctx context.Context, src *Source, m *domain.Member) 
 		}
 	}
 	return nil
-}
-
-// validate applies GitLab 9.x's member model validations: a project member
-// is guest to master, a group member guest to owner; an expiry date set
-// now may not be in the past.
-func (s *Service) validate(kind domain.MemberSource, level domain.AccessLevel, expires *time.Time, checkExpiry bool) error {
-	fields := map[string][]string{}
-	if !level.Valid() || (kind == domain.MemberOfProject && level == domain.Owner) {
-		fields["access_level"] = []string{"is not included in the list"}
-	}
-	if checkExpiry && expires != nil && expires.Before(dateOf(s.now())) {
-		fields["expires_at"] = []string{"cannot be a date in the past"}
-	}
-	if len(fields) > 0 {
-		return core.Validation(fields)
-	}
-	return nil
-}
-
-// dateOf is t's UTC date at midnight, how stores keep dates.
-func dateOf(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
 
 func (s *Service) entry(ctx context.Context, m *domain.Member) (*Entry, error) {

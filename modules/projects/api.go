@@ -35,6 +35,12 @@ func shareOf(s *domain.ProjectShare) shareJSON {
 	return shareJSON{ProjectID: s.ProjectID, GroupID: s.GroupID, GroupAccess: int(s.GroupAccess), ExpiresAt: httpx.DatePtr(s.ExpiresAt)}
 }
 
+// Grape's `values:` of the project parameters.
+var (
+	visibilities = []string{string(domain.Private), string(domain.Internal), string(domain.Public)}
+	orders       = []string{"id", "name", "path", "created_at", "updated_at", "last_activity_at"}
+)
+
 // listParams are the filters of the project lists.
 type listParams struct {
 	Archived                 *bool   `param:"archived"`
@@ -49,6 +55,22 @@ type listParams struct {
 	Statistics               *bool   `param:"statistics"`
 	WithIssuesEnabled        *bool   `param:"with_issues_enabled"`
 	WithMergeRequestsEnabled *bool   `param:"with_merge_requests_enabled"`
+}
+
+func (in *listParams) input(pg domain.Page) ListInput {
+	return ListInput{
+		Archived:                 in.Archived,
+		Visibility:               domain.Visibility(deref(in.Visibility, "")),
+		OrderBy:                  domain.ProjectOrder(deref(in.OrderBy, "created_at")),
+		Ascending:                deref(in.Sort, "desc") == "asc",
+		Search:                   deref(in.Search, ""),
+		Owned:                    deref(in.Owned, false),
+		Membership:               deref(in.Membership, false),
+		Starred:                  deref(in.Starred, false),
+		WithIssuesEnabled:        deref(in.WithIssuesEnabled, false),
+		WithMergeRequestsEnabled: deref(in.WithMergeRequestsEnabled, false),
+		Page:                     pg,
+	}
 }
 
 // settingsParams are the project parameters of create, create for user and
@@ -125,4 +147,14 @@ type shareParams struct {
 	GroupID     *int64     `param:"group_id,required"`
 	GroupAccess *int       `param:"group_access,required"`
 	ExpiresAt   *time.Time `param:"expires_at"`
+}
+
+// validShareLevel is group_access's `values:` (ShareLevels).
+func validShareLevel(n int) bool {
+	for _, l := range ShareLevels {
+		if int(l) == n {
+			return true
+		}
+	}
+	return false
 }

@@ -13,81 +13,82 @@ import (
 )
 
 func TestForkWithHistory(t *testing.T) {
-	eachDriver(t, func(t *testing.T, c client) {
-		_, alice := c.user("alice")
-		bobID, bob := c.user("bob")
-		src := c.project(alice, "name", "upstream", "visibility", "internal", "description", "the original")
-		srcRepo := c.repoDir(id(src))
+	t.Parallel()
+	apptest.EachDriver(t, func(t *testing.T, c *apptest.Client) {
+		_, alice := c.User("alice")
+		bobID, bob := c.User("bob")
+		src := c.Project(alice, "name", "upstream", "visibility", "internal", "description", "the original")
+		srcRepo := c.Srv.RepoDir(apptest.ID(src))
 		pushCommits(t, srcRepo, "master", 3)
 		pushCommits(t, srcRepo, "feature", 2)
 
-		f := c.expect(201, "POST", fmt.Sprintf("/projects/%d/fork", id(src)), bob, nil).object(t)
+		f := c.Expect(201, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(src)), bob, nil).Object(t)
 		if f["import_status"] != "scheduled" || f["path_with_namespace"] != "bob/upstream" || f["name"] != "upstream" ||
 			f["description"] != "the original" || f["visibility"] != "internal" || f["creator_id"] != float64(bobID) {
 			t.Fatalf("fork: %v", f)
 		}
 		from := f["forked_from_project"].(map[string]any)
-		if id(from) != id(src) || from["path_with_namespace"] != "alice/upstream" {
+		if apptest.ID(from) != apptest.ID(src) || from["path_with_namespace"] != "alice/upstream" {
 			t.Fatalf("forked_from_project: %v", from)
 		}
-		done := c.waitImport(bob, id(f))
+		done := waitImport(c, bob, apptest.ID(f))
 		if done["import_status"] != "finished" || done["import_error"] != nil {
 			t.Fatalf("import: %v %v", done["import_status"], done["import_error"])
 		}
-		dst := c.repoDir(id(f))
+		dst := c.Srv.RepoDir(apptest.ID(f))
 		for _, ref := range []string{"refs/heads/master", "refs/heads/feature"} {
-			if a, b := git(t, srcRepo, "rev-parse", ref), git(t, dst, "rev-parse", ref); a != b {
+			if a, b := apptest.Git(t, srcRepo, "rev-parse", ref), apptest.Git(t, dst, "rev-parse", ref); a != b {
 				t.Fatalf("%s: source %s, fork %s", ref, a, b)
 			}
 		}
-		if n := git(t, dst, "rev-list", "--count", "master"); n != "3" {
+		if n := apptest.Git(t, dst, "rev-list", "--count", "master"); n != "3" {
 			t.Fatalf("fork has %s commits on master", n)
 		}
-		if got := c.expect(200, "GET", fmt.Sprintf("/projects/%d", id(src)), alice, nil).object(t)["forks_count"]; got != float64(1) {
+		if got := c.Expect(200, "GET", fmt.Sprintf("/projects/%d", apptest.ID(src)), alice, nil).Object(t)["forks_count"]; got != float64(1) {
 			t.Fatalf("forks_count %v", got)
 		}
-		stats := c.expect(200, "GET", fmt.Sprintf("/projects/%d?statistics=true", id(f)), bob, nil).object(t)["statistics"].(map[string]any)
+		stats := c.Expect(200, "GET", fmt.Sprintf("/projects/%d?statistics=true", apptest.ID(f)), bob, nil).Object(t)["statistics"].(map[string]any)
 		if stats["commit_count"] != float64(3) {
 			t.Fatalf("fork statistics: %v", stats)
 		}
 		// Bob owns his fork.
-		c.expect(201, "POST", fmt.Sprintf("/projects/%d/archive", id(f)), bob, nil)
+		c.Expect(201, "POST", fmt.Sprintf("/projects/%d/archive", apptest.ID(f)), bob, nil)
 
 		// Forking again into the same namespace: GitLab's 409 with the errors.
-		c.expectBody(409, `{"message":{"name":["has already been taken"],"path":["has already been taken"]}}`,
-			"POST", fmt.Sprintf("/projects/%d/fork", id(src)), bob, nil)
+		c.ExpectBody(409, `{"message":{"name":["has already been taken"],"path":["has already been taken"]}}`,
+			"POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(src)), bob, nil)
 
 		// Into a group, by ID or by path, for masters of the group; the
 		// fork is no more visible than the group.
-		g := c.group("forks", "private")
-		c.addMember("groups", g, bobID, 40)
-		gf := c.expect(201, "POST", fmt.Sprintf("/projects/%d/fork", id(src)), bob, form("namespace", "forks")).object(t)
+		g := group(c, "forks", "private")
+		c.AddMember("groups", g, bobID, 40)
+		gf := c.Expect(201, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(src)), bob, apptest.Form("namespace", "forks")).Object(t)
 		if gf["path_with_namespace"] != "forks/upstream" || gf["visibility"] != "private" {
 			t.Fatalf("group fork: %v %v", gf["path_with_namespace"], gf["visibility"])
 		}
-		c.waitImport(bob, id(gf))
-		other := c.group("other", "public")
-		c.expectBody(404, `{"message":"404 Target Namespace Not Found"}`, "POST", fmt.Sprintf("/projects/%d/fork", id(src)), bob, form("namespace", fmt.Sprint(other)))
-		c.expectBody(404, `{"message":"404 Target Namespace Not Found"}`, "POST", fmt.Sprintf("/projects/%d/fork", id(src)), bob, form("namespace", "alice"))
-		c.expectBody(404, `{"message":"404 Target Namespace Not Found"}`, "POST", fmt.Sprintf("/projects/%d/fork", id(src)), bob, form("namespace", "nowhere"))
-		c.expectBody(404, `{"message":"404 Target Namespace Not Found"}`, "POST", fmt.Sprintf("/projects/%d/fork", id(src)), bob, form("namespace", "0"))
+		waitImport(c, bob, apptest.ID(gf))
+		other := group(c, "other", "public")
+		c.ExpectBody(404, `{"message":"404 Target Namespace Not Found"}`, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(src)), bob, apptest.Form("namespace", fmt.Sprint(other)))
+		c.ExpectBody(404, `{"message":"404 Target Namespace Not Found"}`, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(src)), bob, apptest.Form("namespace", "alice"))
+		c.ExpectBody(404, `{"message":"404 Target Namespace Not Found"}`, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(src)), bob, apptest.Form("namespace", "nowhere"))
+		c.ExpectBody(404, `{"message":"404 Target Namespace Not Found"}`, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(src)), bob, apptest.Form("namespace", "0"))
 
 		// Private projects: reporters and up may fork, guests may not,
 		// strangers do not see it; anonymous callers must sign in.
-		priv := c.project(alice, "name", "closed")
-		guestID, guest := c.user("guest")
-		reporterID, reporter := c.user("reporter")
-		c.addMember("projects", id(priv), guestID, 10)
-		c.addMember("projects", id(priv), reporterID, 20)
-		c.expectBody(403, `{"message":"403 Forbidden"}`, "POST", fmt.Sprintf("/projects/%d/fork", id(priv)), guest, nil)
-		c.expectBody(404, `{"message":"404 Project Not Found"}`, "POST", fmt.Sprintf("/projects/%d/fork", id(priv)), bob, nil)
-		c.expectBody(401, `{"message":"401 Unauthorized"}`, "POST", fmt.Sprintf("/projects/%d/fork", id(priv)), "", nil)
-		rf := c.expect(201, "POST", fmt.Sprintf("/projects/%d/fork", id(priv)), reporter, nil).object(t)
-		if c.waitImport(reporter, id(rf))["import_status"] != "finished" {
+		priv := c.Project(alice, "name", "closed")
+		guestID, guest := c.User("guest")
+		reporterID, reporter := c.User("reporter")
+		c.AddMember("projects", apptest.ID(priv), guestID, 10)
+		c.AddMember("projects", apptest.ID(priv), reporterID, 20)
+		c.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(priv)), guest, nil)
+		c.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(priv)), bob, nil)
+		c.ExpectBody(401, `{"message":"401 Unauthorized"}`, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(priv)), "", nil)
+		rf := c.Expect(201, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(priv)), reporter, nil).Object(t)
+		if waitImport(c, reporter, apptest.ID(rf))["import_status"] != "finished" {
 			t.Fatalf("reporter fork did not finish")
 		}
 		// An empty source forks too.
-		if got := git(t, c.repoDir(id(rf)), "symbolic-ref", "HEAD"); got != "refs/heads/master" {
+		if got := apptest.Git(t, c.Srv.RepoDir(apptest.ID(rf)), "symbolic-ref", "HEAD"); got != "refs/heads/master" {
 			t.Fatalf("empty fork HEAD %s", got)
 		}
 	})
@@ -97,40 +98,41 @@ func TestForkWithHistory(t *testing.T) {
 // with an import_error; a fork left "scheduled" or "started" by a crash is
 // resumed when the app starts again.
 func TestForkFailureAndResume(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	dsn := filepath.Join(dataDir, "hearth.db")
 	conf := apptest.Configure(func(cfg *config.Config) { cfg.DataDir = dataDir; cfg.Storage.DSN = dsn })
-	c := client{t: t, srv: newServer(t, conf)}
-	aliceID, alice := c.user("alice")
-	_, bob := c.user("bob")
-	src := c.project(alice, "name", "upstream", "visibility", "public")
-	pushCommits(t, c.repoDir(id(src)), "master", 2)
+	c := apptest.New(t, conf).Client(t)
+	aliceID, alice := c.User("alice")
+	_, bob := c.User("bob")
+	src := c.Project(alice, "name", "upstream", "visibility", "public")
+	pushCommits(t, c.Srv.RepoDir(apptest.ID(src)), "master", 2)
 
 	// The source repository vanishes: the copy fails.
-	broken := c.project(alice, "name", "broken", "visibility", "public")
-	if err := os.RemoveAll(c.repoDir(id(broken))); err != nil {
+	broken := c.Project(alice, "name", "broken", "visibility", "public")
+	if err := os.RemoveAll(c.Srv.RepoDir(apptest.ID(broken))); err != nil {
 		t.Fatal(err)
 	}
-	bf := c.expect(201, "POST", fmt.Sprintf("/projects/%d/fork", id(broken)), bob, nil).object(t)
-	failed := c.waitImport(bob, id(bf))
+	bf := c.Expect(201, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(broken)), bob, nil).Object(t)
+	failed := waitImport(c, bob, apptest.ID(bf))
 	if failed["import_status"] != "failed" || failed["import_error"] != "The source repository does not exist" {
 		t.Fatalf("broken fork: %v %v", failed["import_status"], failed["import_error"])
 	}
 
 	// Two forks interrupted by a crash: one before its copy began (with an
 	// orphaned repository at its path), one during the copy.
-	f1 := c.expect(201, "POST", fmt.Sprintf("/projects/%d/fork", id(src)), bob, nil).object(t)
-	c.waitImport(bob, id(f1))
-	g := c.group("grp", "public")
-	c.addMember("groups", g, aliceID, 40)
-	f2 := c.expect(201, "POST", fmt.Sprintf("/projects/%d/fork", id(src)), alice, form("namespace", "grp")).object(t)
-	c.waitImport(alice, id(f2))
+	f1 := c.Expect(201, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(src)), bob, nil).Object(t)
+	waitImport(c, bob, apptest.ID(f1))
+	g := group(c, "grp", "public")
+	c.AddMember("groups", g, aliceID, 40)
+	f2 := c.Expect(201, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(src)), alice, apptest.Form("namespace", "grp")).Object(t)
+	waitImport(c, alice, apptest.ID(f2))
 	ctx := context.Background()
 	for _, step := range []struct {
 		id     int64
 		status string
-	}{{id(f1), domain.ImportScheduled}, {id(f2), domain.ImportStarted}} {
-		if _, err := c.srv.Store.Projects().Update(ctx, step.id, func(p *domain.Project) error {
+	}{{apptest.ID(f1), domain.ImportScheduled}, {apptest.ID(f2), domain.ImportStarted}} {
+		if _, err := c.Srv.Store.Projects().Update(ctx, step.id, func(p *domain.Project) error {
 			p.ImportStatus = step.status
 			return nil
 		}); err != nil {
@@ -139,19 +141,19 @@ func TestForkFailureAndResume(t *testing.T) {
 	}
 	// f1's repository is stale (an orphan for a fork that never began);
 	// f2's was removed mid-copy.
-	if err := os.RemoveAll(c.repoDir(id(f2))); err != nil {
+	if err := os.RemoveAll(c.Srv.RepoDir(apptest.ID(f2))); err != nil {
 		t.Fatal(err)
 	}
-	git(t, c.repoDir(id(f1)), "update-ref", "-d", "refs/heads/master")
+	apptest.Git(t, c.Srv.RepoDir(apptest.ID(f1)), "update-ref", "-d", "refs/heads/master")
 
 	// A second app on the same data resumes both at start.
-	c2 := client{t: t, srv: newServer(t, conf)}
-	for _, f := range []int64{id(f1), id(f2)} {
-		done := c2.waitImport(c2.srv.RootToken, f)
+	c2 := apptest.New(t, conf).Client(t)
+	for _, f := range []int64{apptest.ID(f1), apptest.ID(f2)} {
+		done := waitImport(c2, c2.Srv.RootToken, f)
 		if done["import_status"] != "finished" {
 			t.Fatalf("fork %d after restart: %v %v", f, done["import_status"], done["import_error"])
 		}
-		if a, b := git(t, c.repoDir(id(src)), "rev-parse", "master"), git(t, c.repoDir(f), "rev-parse", "master"); a != b {
+		if a, b := apptest.Git(t, c.Srv.RepoDir(apptest.ID(src)), "rev-parse", "master"), apptest.Git(t, c.Srv.RepoDir(f), "rev-parse", "master"); a != b {
 			t.Fatalf("fork %d: master %s, want %s", f, b, a)
 		}
 	}

@@ -3,7 +3,7 @@
 // star, archive, fork, share) and GET /namespaces, plus the personal
 // namespaces that follow users. Who may see and do what is decided by
 // core/access; projects are rendered by core/apijson; repositories live
-// behind ports.RepoBackend.
+// behind ports.RepoStorage (and ports.RepoWriter for the default branch).
 package projects
 
 import (
@@ -19,9 +19,9 @@ import (
 // namespaces in step with users (in the users module's transactions), and
 // runs fork copies: pending ones resume when the app starts, running ones
 // are waited for when it stops. Its dependencies (ProjectStore,
-// NamespaceStore, MemberStore, UserStore, RepoBackend, TxManager,
-// EventBus, Clock, *access.Policy, *apijson.ProjectPresenter, *zap.Logger)
-// come from the app.
+// NamespaceStore, MemberStore, UserStore, RepoStorage, RepoWriter,
+// TxManager, EventBus, Clock, *access.Policy, *zap.Logger, and for the
+// handlers *apijson.ProjectPresenter) come from the app.
 var Module = fx.Module("projects",
 	fx.Provide(
 		NewService,

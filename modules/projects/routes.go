@@ -3,33 +3,31 @@ package projects
 import (
 	"net/http"
 
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
 // routes lists the module's endpoints under /api/v4. The project parameter
 // is {id} (numeric ID or URL-encoded full path) everywhere, as in every
 // module that shares /projects/{id}/...
-func routes(s *Service) httpx.Routes {
-	h := handlers{s}
-	r := func(method, pattern string, fn httpx.HandlerFunc) httpx.Route {
-		return httpx.Route{Method: method, Pattern: pattern, Handle: fn}
-	}
+func routes(s *Service, pres *apijson.ProjectPresenter) httpx.Routes {
+	h := handlers{s: s, pres: pres}
 	return httpx.Routes{Module: "projects", Routes: []httpx.Route{
-		r(http.MethodGet, "/projects", h.list),
-		r(http.MethodPost, "/projects", h.create),
-		r(http.MethodPost, "/projects/user/{user_id}", h.createForUser),
-		r(http.MethodGet, "/users/{user_id}/projects", h.userProjects),
-		r(http.MethodGet, "/projects/{id}", h.get),
-		r(http.MethodPut, "/projects/{id}", h.update),
-		r(http.MethodDelete, "/projects/{id}", h.remove),
-		r(http.MethodGet, "/projects/{id}/users", h.users),
-		r(http.MethodPost, "/projects/{id}/star", h.star(true)),
-		r(http.MethodPost, "/projects/{id}/unstar", h.star(false)),
-		r(http.MethodPost, "/projects/{id}/archive", h.archive(true)),
-		r(http.MethodPost, "/projects/{id}/unarchive", h.archive(false)),
-		r(http.MethodPost, "/projects/{id}/fork", h.fork),
-		r(http.MethodPost, "/projects/{id}/share", h.share),
-		r(http.MethodDelete, "/projects/{id}/share/{group_id}", h.unshare),
-		r(http.MethodGet, "/namespaces", h.namespaces),
+		{Method: http.MethodGet, Pattern: "/projects", Handle: h.list},
+		{Method: http.MethodPost, Pattern: "/projects", Handle: h.create},
+		{Method: http.MethodPost, Pattern: "/projects/user/{user_id}", Handle: h.createForUser},
+		{Method: http.MethodGet, Pattern: "/users/{user_id}/projects", Handle: h.userProjects},
+		{Method: http.MethodGet, Pattern: "/projects/{id}", Handle: h.get},
+		{Method: http.MethodPut, Pattern: "/projects/{id}", Handle: h.update},
+		{Method: http.MethodDelete, Pattern: "/projects/{id}", Handle: h.remove},
+		{Method: http.MethodGet, Pattern: "/projects/{id}/users", Handle: h.users},
+		{Method: http.MethodPost, Pattern: "/projects/{id}/star", Handle: h.star(true)},
+		{Method: http.MethodPost, Pattern: "/projects/{id}/unstar", Handle: h.star(false)},
+		{Method: http.MethodPost, Pattern: "/projects/{id}/archive", Handle: h.archive(true)},
+		{Method: http.MethodPost, Pattern: "/projects/{id}/unarchive", Handle: h.archive(false)},
+		{Method: http.MethodPost, Pattern: "/projects/{id}/fork", Handle: h.fork},
+		{Method: http.MethodPost, Pattern: "/projects/{id}/share", Handle: h.share},
+		{Method: http.MethodDelete, Pattern: "/projects/{id}/share/{group_id}", Handle: h.unshare},
+		{Method: http.MethodGet, Pattern: "/namespaces", Handle: h.namespaces},
 	}}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -24,65 +24,35 @@ type Params struct {
 	Namespaces ports.NamespaceStore
 	Members    ports.MemberStore
 	Users      ports.UserStore
-	Repos      ports.RepoBackend
+	Repos      ports.RepoStorage
+	Heads      ports.RepoWriter // SetDefaultBranch only
 	Tx         ports.TxManager
 	Bus        ports.EventBus
 	Clock      ports.Clock
 	Policy     *access.Policy
-	Presenter  *apijson.ProjectPresenter
-	Log        *zap.Logger `optional:"true"`
+	Log        *zap.Logger
 }
 
-// Service holds the projects use cases. It never sees HTTP types. Who may
-// read or change what is asked of core/access; this module only maps the
-// rights it answers to GitLab's abilities (owner for archive and delete,
-// master for settings, read for stars).
+// Service holds the projects use cases. It never sees HTTP types. Each use
+// case resolves the project its input names with core/access and asks for
+// the named abilities it needs: a user first (401), then a readable project
+// (404), then the ability (403). Inputs carry the request's parameter
+// problems in Bad; a use case reports them only after its access checks,
+// so callers who may not use an endpoint learn nothing from its validation.
 type Service struct {
 	p     Params
-	log   *zap.Logger
 	forks *forker
 }
 
 // NewService builds the service. The asynchronous fork copies it runs are
 // started and stopped with the app (see Module).
 func NewService(p Params) *Service {
-	log := p.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
-	s := &Service{p: p, log: log}
+	s := &Service{p: p}
 	s.forks = newForker(s)
 	return s
 }
 
 func (s *Service) now() time.Time { return s.p.Clock.Now().UTC() }
-
-// Project finds a project the caller may read (numeric ID or full path);
-// missing and unreadable projects are the same 404.
-func (s *Service) Project(ctx context.Context, caller *domain.Caller, id int64, path string) (*domain.Project, access.Rights, error) {
-	return s.p.Policy.ProjectByRef(ctx, caller, domain.IDOrPath{ID: id, Path: path})
-}
-
-// Presenter renders projects for the handlers.
-func (s *Service) Presenter() *apijson.ProjectPresenter { return s.p.Presenter }
-
-// need checks that a signed-in caller holds level on the thing r describes.
-func need(caller *domain.Caller, r access.Rights, level domain.AccessLevel) error {
-	if caller.UserID() == 0 {
-		return core.Unauthenticated()
-	}
-	if !r.AtLeast(level) {
-		return core.Forbidden("")
-	}
-	return nil
-}
-
-// canDownloadCode is GitLab's download_code ability from the policy's
-// rights: reporters and up, and every reader of an internal or public
-// project (the policy already decided the caller may read it).
-func canDownloadCode(p *domain.Project, r access.Rights) bool {
-	return r.Read && (r.AtLeast(domain.Reporter) || p.Visibility != domain.Private)
-}
 
 // asCaller is the caller acting as u (projects created for a user are
 // checked with that user's rights, as GitLab's CreateService does).
@@ -105,7 +75,7 @@ func (s *Service) canCreateIn(ctx context.Context, caller *domain.Caller, ns *do
 	if err != nil {
 		return false, err
 	}
-	return r.Read && r.AtLeast(domain.Master), nil
+	return access.GroupTarget{Caller: caller, Group: ns, Rights: r}.Can(access.CreateProjects), nil
 }
 
 // namespaceByRef finds a namespace by numeric ID or full path.
@@ -119,8 +89,8 @@ func (s *Service) namespaceByRef(ctx context.Context, ref string) (*domain.Names
 	return s.p.Namespaces.GetByFullPath(ctx, ref)
 }
 
-// UserByRef finds a user by numeric ID or username; 404 "User Not Found".
-func (s *Service) UserByRef(ctx context.Context, ref string) (*domain.User, error) {
+// userByRef finds a user by numeric ID or username; 404 "User Not Found".
+func (s *Service) userByRef(ctx context.Context, ref string) (*domain.User, error) {
 	var u *domain.User
 	var err error
 	if id, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
@@ -137,8 +107,8 @@ func (s *Service) UserByRef(ctx context.Context, ref string) (*domain.User, erro
 	return u, nil
 }
 
-// User returns a user by ID; 404 "User Not Found".
-func (s *Service) User(ctx context.Context, id int64) (*domain.User, error) {
+// user returns a user by ID; 404 "User Not Found".
+func (s *Service) user(ctx context.Context, id int64) (*domain.User, error) {
 	u, err := s.p.Users.Get(ctx, id)
 	if errors.Is(err, core.ErrNotFound) {
 		return nil, core.NotFound("User")
@@ -206,7 +176,7 @@ func (s *Service) createRepo(ctx context.Context, id int64, branch string) error
 	repo := domain.RepoPath(id)
 	err := s.p.Repos.Create(ctx, repo, branch)
 	if errors.Is(err, core.ErrConflict) {
-		s.log.Warn("replacing an orphaned repository", zap.String("repo", repo))
+		s.p.Log.Warn("replacing an orphaned repository", zap.String("repo", repo))
 		if err := s.p.Repos.Delete(ctx, repo); err != nil {
 			return fmt.Errorf("delete orphaned repository: %w", err)
 		}
@@ -227,7 +197,7 @@ func (s *Service) deleteReposAfterCommit(ctx context.Context, repos []string) {
 	s.p.Tx.AfterCommit(ctx, func(ctx context.Context) {
 		for _, repo := range repos {
 			if err := s.p.Repos.Delete(ctx, repo); err != nil {
-				s.log.Error("delete repository", zap.String("repo", repo), zap.Error(err))
+				s.p.Log.Error("delete repository", zap.String("repo", repo), zap.Error(err))
 			}
 		}
 	})
@@ -238,4 +208,61 @@ func deref[T any](p *T, def T) T {
 		return def
 	}
 	return *p
+}
+
+// Settings are the project parameters of create, create for user and
+// edit; nil fields are not given.
+type Settings struct {
+	Name, Path, DefaultBranch, Description, ImportURL, CIConfigPath *string
+	Visibility                                                      *domain.Visibility
+	IssuesEnabled, MergeRequestsEnabled, JobsEnabled, WikiEnabled   *bool
+	SnippetsEnabled, ContainerRegistryEnabled, SharedRunnersEnabled *bool
+	PublicJobs, OnlyAllowMergeIfPipelineSucceeds                    *bool
+	OnlyAllowMergeIfAllDiscussionsAreResolved                       *bool
+	LFSEnabled, RequestAccessEnabled                                *bool
+	PrintingMergeRequestLinkEnabled                                 *bool
+	TagList                                                         *[]string
+}
+
+// apply copies the given settings onto p (name and path included).
+func (in *Settings) apply(p *domain.Project) {
+	str := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	flag := func(dst *bool, v *bool) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	str(&p.Name, in.Name)
+	str(&p.Path, in.Path)
+	str(&p.DefaultBranch, in.DefaultBranch)
+	str(&p.Description, in.Description)
+	if in.ImportURL != nil {
+		p.ImportURL = strings.TrimSpace(*in.ImportURL)
+	}
+	if in.CIConfigPath != nil {
+		p.CIConfigPath = strings.TrimLeft(*in.CIConfigPath, "/")
+	}
+	if in.Visibility != nil {
+		p.Visibility = *in.Visibility
+	}
+	flag(&p.IssuesEnabled, in.IssuesEnabled)
+	flag(&p.MergeRequestsEnabled, in.MergeRequestsEnabled)
+	flag(&p.JobsEnabled, in.JobsEnabled)
+	flag(&p.WikiEnabled, in.WikiEnabled)
+	flag(&p.SnippetsEnabled, in.SnippetsEnabled)
+	flag(&p.ContainerRegistryEnabled, in.ContainerRegistryEnabled)
+	flag(&p.SharedRunnersEnabled, in.SharedRunnersEnabled)
+	flag(&p.PublicJobs, in.PublicJobs)
+	flag(&p.OnlyAllowMergeIfPipelineSucceeds, in.OnlyAllowMergeIfPipelineSucceeds)
+	flag(&p.OnlyAllowMergeIfAllDiscussionsAreResolved, in.OnlyAllowMergeIfAllDiscussionsAreResolved)
+	flag(&p.LFSEnabled, in.LFSEnabled)
+	flag(&p.RequestAccessEnabled, in.RequestAccessEnabled)
+	flag(&p.PrintingMergeRequestLinkEnabled, in.PrintingMergeRequestLinkEnabled)
+	if in.TagList != nil {
+		p.TagList = cleanTags(*in.TagList)
+	}
 }

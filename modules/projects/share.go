@@ -15,22 +15,34 @@ import (
 // Gitlab::Access.values: guest to master).
 var ShareLevels = []domain.AccessLevel{domain.Guest, domain.Reporter, domain.Developer, domain.Master}
 
-// CanAdmin checks that the caller may change the project's settings
-// (master or more); handlers call it before validating parameters.
-func CanAdmin(caller *domain.Caller, r access.Rights) error { return need(caller, r, domain.Master) }
+// ShareInput is POST /projects/:id/share's.
+type ShareInput struct {
+	GroupID   int64
+	Level     domain.AccessLevel
+	ExpiresAt *time.Time
+	Bad       error // parameter problems, reported after the access checks
+}
 
 // Share gives the members of a group access to the project, capped at
 // level (masters of the project; the group must be readable to the
 // caller, 404 otherwise). Sharing again is a 409, as is sharing with the
 // group the project is in or one above it.
-func (s *Service) Share(ctx context.Context, caller *domain.Caller, proj *domain.Project, r access.Rights, groupID int64, level domain.AccessLevel, expires *time.Time) (*domain.ProjectShare, error) {
-	if err := CanAdmin(caller, r); err != nil {
-		return nil, err
-	}
-	group, _, err := s.p.Policy.GroupByRef(ctx, caller, domain.IDOrPath{ID: groupID, Path: ""})
+func (s *Service) Share(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ShareInput) (*domain.ProjectShare, error) {
+	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref)
 	if err != nil {
 		return nil, err
 	}
+	if err := t.Require(access.AdminProject); err != nil {
+		return nil, err
+	}
+	if in.Bad != nil {
+		return nil, in.Bad
+	}
+	g, err := s.p.Policy.ResolveGroup(ctx, caller, domain.IDOrPath{ID: in.GroupID})
+	if err != nil {
+		return nil, err
+	}
+	proj, group := t.Project, g.Group
 	ns, err := s.p.Namespaces.Get(ctx, proj.NamespaceID)
 	if err != nil {
 		return nil, fmt.Errorf("project namespace: %w", err)
@@ -49,8 +61,8 @@ func (s *Service) Share(ctx context.Context, caller *domain.Caller, proj *domain
 	share := &domain.ProjectShare{
 		ProjectID:   proj.ID,
 		GroupID:     group.ID,
-		GroupAccess: level,
-		ExpiresAt:   expires,
+		GroupAccess: in.Level,
+		ExpiresAt:   in.ExpiresAt,
 		CreatedAt:   s.now(),
 	}
 	err = s.p.Members.Share(ctx, share)
@@ -66,12 +78,20 @@ func (s *Service) Share(ctx context.Context, caller *domain.Caller, proj *domain
 }
 
 // Unshare removes the project's share with a group (masters); 404 "Group
-// Link Not Found" when there is none.
-func (s *Service) Unshare(ctx context.Context, caller *domain.Caller, proj *domain.Project, r access.Rights, groupID int64) error {
-	if err := CanAdmin(caller, r); err != nil {
+// Link Not Found" when there is none (and for a group ID that is not
+// positive, which names none).
+func (s *Service) Unshare(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, groupID int64) error {
+	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref)
+	if err != nil {
 		return err
 	}
-	err := s.p.Members.Unshare(ctx, proj.ID, groupID)
+	if err := t.Require(access.AdminProject); err != nil {
+		return err
+	}
+	if groupID <= 0 {
+		return core.NotFound("Group Link")
+	}
+	err = s.p.Members.Unshare(ctx, t.Project.ID, groupID)
 	if errors.Is(err, core.ErrNotFound) {
 		return core.NotFound("Group Link")
 	}

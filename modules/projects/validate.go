@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // Limits and rules of GitLab 9.x's Project model.
@@ -250,3 +252,49 @@ var latin = func() map[rune]string {
 	add("z", "źżž")
 	return m
 }()
+
+// validate checks the given settings of p (already applied) as GitLab's
+// Project model does; ns is p's namespace, source its fork source if any.
+func (s *Service) validate(in *Settings, p *domain.Project, ns *domain.Namespace, source *domain.Project) fieldErrors {
+	fields := fieldErrors{}
+	if in.Name != nil {
+		fields.add("name", nameErrors(p.Name)...)
+	}
+	if in.Path != nil {
+		fields.add("path", pathErrors(p.Path)...)
+	}
+	if in.ImportURL != nil {
+		fields.add("import_url", importURLErrors(p.ImportURL)...)
+	}
+	if in.CIConfigPath != nil {
+		fields.add("ci_config_path", ciConfigPathErrors(p.CIConfigPath)...)
+	}
+	if in.DefaultBranch != nil && !validBranch(p.DefaultBranch) {
+		fields.add("default_branch", "is invalid")
+	}
+	if in.TagList != nil {
+		for _, t := range p.TagList {
+			if len(t) > maxTagLength {
+				fields.add("tag_list", "is too long (maximum is 255 characters)")
+				break
+			}
+		}
+	}
+	if in.Visibility != nil {
+		fields.add("visibility_level", visibilityErrors(p.Visibility, ns, source)...)
+	}
+	return fields
+}
+
+// visibilityErrors are GitLab 9.x's visibility_level_allowed_by_group and
+// visibility_level_allowed_as_fork.
+func visibilityErrors(v domain.Visibility, ns *domain.Namespace, source *domain.Project) []string {
+	var msgs []string
+	if ns != nil && ns.Kind == domain.NamespaceGroup && v.Rank() > ns.Visibility.Rank() {
+		msgs = append(msgs, string(v)+" is not allowed in a "+string(ns.Visibility)+" group.")
+	}
+	if source != nil && v.Rank() > source.Visibility.Rank() {
+		msgs = append(msgs, string(v)+" is not allowed since the fork source project has lower visibility.")
+	}
+	return msgs
+}

@@ -3,6 +3,7 @@ package projects
 import "testing"
 
 func TestParameterize(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"My Project":          "my-project",
 		"  Hello,   World!  ": "hello-world",
@@ -24,6 +25,7 @@ func TestParameterize(t *testing.T) {
 }
 
 func TestPathAndNameRules(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"a", "a.b", "a-b", "_x", ".hidden", "x.", "A1_b-c.d"} {
 		if msgs := pathErrors(ok); len(msgs) != 0 {
 			t.Errorf("path %q: %v", ok, msgs)

@@ -6,6 +6,7 @@ import (
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/ports"
 )
 
 // GitLab 9.x entities. Embedded structs flatten into one JSON object, so
@@ -134,10 +135,11 @@ func keyOf(k *domain.SSHKey) SSHKey {
 	return SSHKey{ID: k.ID, Title: k.Title, Key: k.Key, CreatedAt: httpx.TimeOf(k.CreatedAt)}
 }
 
-func keysOf(ks []domain.SSHKey) []SSHKey {
-	out := make([]SSHKey, len(ks))
-	for i := range ks {
-		out[i] = keyOf(&ks[i])
+// mapAll renders every item of a list.
+func mapAll[T, J any](list []T, render func(*T) J) []J {
+	out := make([]J, len(list))
+	for i := range list {
+		out[i] = render(&list[i])
 	}
 	return out
 }
@@ -149,14 +151,6 @@ type Email struct {
 }
 
 func emailOf(e *domain.Email) Email { return Email{ID: e.ID, Email: e.Email} }
-
-func emailsOf(es []domain.Email) []Email {
-	out := make([]Email, len(es))
-	for i := range es {
-		out[i] = emailOf(&es[i])
-	}
-	return out
-}
 
 // AccessToken is GitLab's impersonation token entity, used for personal
 // access tokens too (impersonation false). Token is set only on creation.
@@ -191,12 +185,28 @@ func tokenOf(t *domain.Token, now time.Time) AccessToken {
 	}
 }
 
+// tokenPresenter renders tokens: whether one is active depends on when
+// it is asked.
+type tokenPresenter struct{ clock ports.Clock }
+
+func (p tokenPresenter) one(t *domain.Token) AccessToken { return tokenOf(t, p.clock.Now()) }
+
+func (p tokenPresenter) list(ts []domain.Token) []AccessToken {
+	now := p.clock.Now()
+	return mapAll(ts, func(t *domain.Token) AccessToken { return tokenOf(t, now) })
+}
+
 // Activity is a GET /user/activities entry; last_activity_at is GitLab's
 // deprecated twin of last_activity_on.
 type Activity struct {
 	Username       string      `json:"username"`
 	LastActivityOn *httpx.Date `json:"last_activity_on"`
 	LastActivityAt *httpx.Date `json:"last_activity_at"`
+}
+
+func activityOf(u *domain.User) Activity {
+	d := httpx.DatePtr(u.LastActivityOn)
+	return Activity{Username: u.Username, LastActivityOn: d, LastActivityAt: d}
 }
 
 // ---- request parameters ----

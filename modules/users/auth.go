@@ -150,7 +150,7 @@ func (s *Service) checkPassword(ctx context.Context, login, password string) (*d
 	if u.TwoFactorEnabled {
 		return nil, core.Unauthenticated()
 	}
-	today := day(now)
+	today := domain.DateOf(now)
 	u, err = s.p.Users.Update(ctx, u.ID, func(u *domain.User) error {
 		// Re-checked under the row lock: a block or lock may have landed
 		// while the password was being verified.

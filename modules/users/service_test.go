@@ -306,7 +306,7 @@ func TestActivities(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, total, err := f.svc.Activities(ctx, f.admin, nil, domain.Page{Page: 1, PerPage: 20})
-	if err != nil || total != 1 || list[0].Username != "victor" || !list[0].LastActivityOn.Equal(day(f.clock.Now())) {
+	if err != nil || total != 1 || list[0].Username != "victor" || !list[0].LastActivityOn.Equal(domain.DateOf(f.clock.Now())) {
 		t.Fatalf("activities: %v %d %+v", err, total, list)
 	}
 	// Seven months later the default window no longer covers it.

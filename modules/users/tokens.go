@@ -75,7 +75,7 @@ func normalizeScopes(kind domain.TokenKind, scopes []string) ([]string, error) {
 // CreateImpersonationToken creates a token acting as the user for an
 // administrator; it is hidden from the user's own token lists.
 func (s *Service) CreateImpersonationToken(ctx context.Context, actor *domain.Caller, userID int64, in TokenInput) (*domain.Token, string, error) {
-	return s.createToken(ctx, actor, userID, domain.TokenImpersonation, in)
+	return s.CreateToken(ctx, actor, userID, domain.TokenImpersonation, in)
 }
 
 // CreatePersonalToken creates a personal access token for a user: by an
@@ -83,10 +83,13 @@ func (s *Service) CreateImpersonationToken(ctx context.Context, actor *domain.Ca
 // Scopes: api, read_user, sudo. The secret is returned once and only its
 // digest is stored.
 func (s *Service) CreatePersonalToken(ctx context.Context, actor *domain.Caller, userID int64, name string, scopes []string, expiresAt *time.Time) (*domain.Token, string, error) {
-	return s.createToken(ctx, actor, userID, domain.TokenPersonal, TokenInput{Name: name, Scopes: scopes, ExpiresAt: expiresAt})
+	return s.CreateToken(ctx, actor, userID, domain.TokenPersonal, TokenInput{Name: name, Scopes: scopes, ExpiresAt: expiresAt})
 }
 
-func (s *Service) createToken(ctx context.Context, actor *domain.Caller, userID int64, kind domain.TokenKind, in TokenInput) (*domain.Token, string, error) {
+// CreateToken creates an impersonation or personal access token for a user
+// (administrators, or the system when actor is nil). The secret is
+// returned once and only its digest is stored.
+func (s *Service) CreateToken(ctx context.Context, actor *domain.Caller, userID int64, kind domain.TokenKind, in TokenInput) (*domain.Token, string, error) {
 	if err := requireAdmin(actor); err != nil {
 		return nil, "", err
 	}
@@ -108,8 +111,8 @@ func (s *Service) createToken(ctx context.Context, actor *domain.Caller, userID 
 	now := s.now()
 	var expires *time.Time
 	if in.ExpiresAt != nil {
-		d := day(*in.ExpiresAt)
-		if d.Before(day(now)) {
+		d := domain.DateOf(*in.ExpiresAt)
+		if d.Before(domain.DateOf(now)) {
 			errs.add("expires_at", "cannot be a date in the past")
 		}
 		expires = &d

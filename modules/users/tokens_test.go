@@ -12,7 +12,7 @@ import (
 func TestTokenExpiry(t *testing.T) {
 	f := newFixture(t)
 	u, _, _ := f.user(t, "trent")
-	tomorrow := day(f.clock.Now()).AddDate(0, 0, 1)
+	tomorrow := domain.DateOf(f.clock.Now()).AddDate(0, 0, 1)
 	tok, secret, err := f.svc.CreateImpersonationToken(ctx, f.admin, u.ID, TokenInput{Name: "imp", Scopes: []string{"api"}, ExpiresAt: &tomorrow})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestTokenExpiry(t *testing.T) {
 func TestTokenValidation(t *testing.T) {
 	f := newFixture(t)
 	u, _, _ := f.user(t, "uma")
-	yesterday := day(f.clock.Now()).AddDate(0, 0, -1)
+	yesterday := domain.DateOf(f.clock.Now()).AddDate(0, 0, -1)
 	cases := []struct {
 		kind domain.TokenKind
 		in   TokenInput
@@ -55,7 +55,7 @@ func TestTokenValidation(t *testing.T) {
 		{domain.TokenPersonal, TokenInput{Name: " ", Scopes: []string{"api"}}, "name is missing"},
 	}
 	for _, c := range cases {
-		_, _, err := f.svc.createToken(ctx, f.admin, u.ID, c.kind, c.in)
+		_, _, err := f.svc.CreateToken(ctx, f.admin, u.ID, c.kind, c.in)
 		wantKind(t, err, core.ErrInvalid, c.msg)
 	}
 	_, _, err := f.svc.CreatePersonalToken(ctx, f.admin, u.ID, "x", []string{"api"}, &yesterday)

@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// usernameFormatMsg is GitLab's message for a malformed namespace path.
+const usernameFormatMsg = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'."
+
 func TestUsernames(t *testing.T) {
 	good := []string{"root", "a", "_", "alice.smith", "bob-1", "x_y", "A1", ".hidden", "ends-", "git.gitx"}
 	bad := []string{"", " ", "-dan", "dan.", "dan.git", "DAN.GIT", "dan.atom", "da n", "dan@x", "dän", "dan/x",

@@ -1,0 +1,18 @@
+package projects
+
+import (
+	"context"
+
+	"github.com/hearth-forge/hearth/core/access"
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// Project finds the project ref names (numeric ID or full path) as the
+// caller sees it; missing and unreadable projects are the same 404.
+func (s *Service) Project(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath) (*domain.Project, error) {
+	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadProject)
+	if err != nil {
+		return nil, err
+	}
+	return t.Project, nil
+}

@@ -1,0 +1,125 @@
+package users
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
+	"go.uber.org/zap"
+)
+
+// keyInvalid is GitLab 9.x's answer to a key that does not parse.
+func keyInvalid() fieldErrors {
+	return fieldErrors{"key": {"is invalid"}, "fingerprint": {"cannot be generated"}}
+}
+
+// AddKey adds a public key to a user. Invalid keys and taken fingerprints are
+// 400s with GitLab's field map; an unknown user is 404.
+func (s *Service) AddKey(ctx context.Context, userID int64, title, key string) (*domain.SSHKey, error) {
+	if _, err := s.p.Users.Get(ctx, userID); err != nil {
+		return nil, notFound(err, "User")
+	}
+	errs := fieldErrors{}
+	title = strings.TrimSpace(title)
+	switch {
+	case title == "":
+		errs.add("title", "can't be blank")
+	case len([]rune(title)) > maxTitleLength:
+		errs.add("title", fmt.Sprintf("is too long (maximum is %d characters)", maxTitleLength))
+	}
+	var parsed *PublicKey
+	if len(NormalizeKey(key)) > maxKeyLength {
+		errs.add("key", fmt.Sprintf("is too long (maximum is %d characters)", maxKeyLength))
+	} else {
+		var err error
+		parsed, err = ParsePublicKey(key)
+		var small *keyTooSmallError
+		switch {
+		case errors.As(err, &small):
+			errs.add("key", small.Error())
+		case err != nil:
+			for f, msgs := range keyInvalid() {
+				errs[f] = append(errs[f], msgs...)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, core.Validation(errs)
+	}
+	k := &domain.SSHKey{
+		UserID:      userID,
+		Title:       title,
+		Key:         parsed.String(),
+		Fingerprint: parsed.Fingerprint(),
+		CreatedAt:   s.now(),
+	}
+	if err := s.p.Keys.Create(ctx, k); err != nil {
+		if errors.Is(err, core.ErrConflict) {
+			return nil, core.Validation(map[string][]string{"fingerprint": {"has already been taken"}})
+		}
+		return nil, notFound(err, "User")
+	}
+	s.log.Info("ssh key added", zap.Int64("user_id", userID), zap.Int64("key_id", k.ID), zap.String("type", parsed.Type))
+	return k, nil
+}
+
+// Keys lists a user's keys; an unknown user is 404.
+func (s *Service) Keys(ctx context.Context, userID int64, p domain.Page) ([]domain.SSHKey, int, error) {
+	if _, err := s.p.Users.Get(ctx, userID); err != nil {
+		return nil, 0, notFound(err, "User")
+	}
+	return s.p.Keys.ListByUser(ctx, userID, p)
+}
+
+// Key returns any key (administrators read every key).
+func (s *Service) Key(ctx context.Context, id int64) (*domain.SSHKey, error) {
+	k, err := s.p.Keys.Get(ctx, id)
+	return k, notFound(err, "Key")
+}
+
+// KeyWithUser returns any key with its user; a key whose user is gone is
+// 404 "Key Not Found".
+func (s *Service) KeyWithUser(ctx context.Context, id int64) (*domain.SSHKey, *domain.User, error) {
+	k, err := s.Key(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := s.p.Users.Get(ctx, k.UserID)
+	if err != nil {
+		return nil, nil, notFound(err, "Key")
+	}
+	return k, u, nil
+}
+
+// UserKey returns the user's own key; another user's key is 404.
+func (s *Service) UserKey(ctx context.Context, userID, id int64) (*domain.SSHKey, error) {
+	k, err := s.Key(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if k.UserID != userID {
+		return nil, core.NotFound("Key")
+	}
+	return k, nil
+}
+
+// DeleteKey removes the user's key and returns it; 404 "User Not Found"
+// for an unknown user, 404 "Key Not Found" when the key is absent or not
+// theirs.
+func (s *Service) DeleteKey(ctx context.Context, userID, id int64) (*domain.SSHKey, error) {
+	if _, err := s.User(ctx, userID); err != nil {
+		return nil, err
+	}
+	k, err := s.UserKey(ctx, userID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.p.Keys.Delete(ctx, userID, id); err != nil {
+		return nil, notFound(err, "Key")
+	}
+	s.log.Info("ssh key deleted", zap.Int64("user_id", userID), zap.Int64("key_id", id))
+	return k, nil
+}
