@@ -72,11 +72,6 @@ func httpNotYetOut(path string) bool {
 		"/modules/issues/",
 		"/modules/mergerequests/",
 		"/modules/repository/",
-		"/modules/issues/",
-		"/modules/mergerequests/",
-		"/modules/issues/",
-		"/modules/mergerequests/",
-		"/modules/repository/",
 	} {
 		if strings.Contains(filepath.ToSlash(path), m) {
 			return true
