@@ -135,7 +135,7 @@ func (s *Service) status(ctx context.Context, repo string, h heads) (mergeabilit
 	if base == h.source {
 		return mergeability{base: base, status: domain.MergeCanBeMerged}, nil // nothing to merge
 	}
-	res, err := s.p.Repos.Merge(ctx, repo, domain.MergeSpec{Ours: h.target, Theirs: h.source, DryRun: true})
+	res, err := s.p.Git.Merge(ctx, repo, domain.MergeSpec{Ours: h.target, Theirs: h.source, DryRun: true})
 	if err != nil {
 		return mergeability{}, backendErr(err, "check mergeability")
 	}
