@@ -71,9 +71,7 @@ func httpNotYetOut(path string) bool {
 	for _, m := range []string{
 		"/modules/events/",
 		"/modules/groups/",
-		"/modules/issues/",
 		"/modules/members/",
-		"/modules/mergerequests/",
 		"/modules/meta/",
 		"/modules/notes/",
 		"/modules/projects/",
