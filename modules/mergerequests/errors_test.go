@@ -214,13 +214,11 @@ func TestOnlyAllowMergeIfPipelineSucceeds(t *testing.T) {
 	s.pipelineSucceeded(r.id, "feature", r.base)
 	s.expect(405, notAllowed405, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
 
+	// The bus is synchronous: the success is recorded when Publish returns.
 	s.pipelineSucceeded(r.id, "feature", r.feature)
-	var last string
-	s.eventually("merge once the pipeline succeeded", func() (bool, string) {
-		code, data, err := s.rawDo("PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
-		last = fmt.Sprintf("%d %s %v", code, data, err)
-		return code == 200 && strings.Contains(string(data), `"state":"merged"`), last
-	})
+	if m := s.mrCall(200, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil); m.State != "merged" {
+		t.Fatalf("merge once the pipeline succeeded: %+v", m)
+	}
 }
 
 // TestConcurrentMerges: exactly one of several simultaneous merges wins.

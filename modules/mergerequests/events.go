@@ -91,7 +91,7 @@ func (s *Service) onPipelineSucceeded(ctx context.Context, ev domain.PipelineSuc
 		if err != nil || !m.State.Open() || m.SourceSHA != ev.SHA {
 			continue // a newer push waits for its own pipeline
 		}
-		m, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		m, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			cur.PipelineSucceededSHA = ev.SHA
 			return nil
 		})
@@ -117,7 +117,7 @@ func (s *Service) mergeWaiting(ctx context.Context, m *domain.MergeRequest) {
 	s.log.Info("automatic merge failed", zap.Int64("merge_request_id", m.ID), zap.String("reason", reason))
 	actor := *m.MergeUserID
 	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
-		out, err := s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		out, err := s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if !cur.State.Open() || !cur.MergeWhenPipelineSucceeds {
 				return errRaced
 			}

@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// listFixture: four merge requests created a minute apart:
+// listFixture: four merge requests created a minute apart (on the
+// server's clock):
 // 1 "First"  labels api,bug  opened
 // 2 "Second" labels bug      closed
 // 3 "Third"  no labels       reopened
@@ -35,7 +36,6 @@ func newListFixture(t *testing.T) *listFixture {
 		}
 		f.mrs = append(f.mrs, s.create(f.dev.token, f.r.id, src, "master", c.title, extra...))
 		s.Advance(time.Minute)
-		time.Sleep(5 * time.Millisecond)
 	}
 	s.mrCall(200, "PUT", mrPath(f.r.id, 2, ""), f.dev.token, form("state_event", "close"))
 	s.mrCall(200, "PUT", mrPath(f.r.id, 3, ""), f.dev.token, form("state_event", "close"))
@@ -85,9 +85,8 @@ func TestListFilters(t *testing.T) {
 		}
 	}
 
-	// updated_at follows the last change.
+	// updated_at follows the last change (stamped by the server's clock).
 	s.Advance(time.Minute)
-	time.Sleep(5 * time.Millisecond)
 	s.mrCall(200, "PUT", mrPath(f.r.id, 2, ""), f.dev.token, form("description", "touched"))
 	if got := f.iidsOf("state=all&order_by=updated_at"); len(got) != 4 || got[0] != 2 {
 		t.Errorf("order_by=updated_at: %v, want 2 first", got)

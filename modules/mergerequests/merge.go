@@ -89,7 +89,7 @@ func (s *Service) deferMerge(ctx context.Context, actor int64, m *domain.MergeRe
 	var out *domain.MergeRequest
 	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		var err error
-		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		out, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if !cur.State.Open() {
 				return errNotOpen
 			}
@@ -136,7 +136,7 @@ func (s *Service) CancelMerge(ctx context.Context, caller *domain.Caller, ref do
 	var out *domain.MergeRequest
 	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		var err error
-		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		out, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if !cur.State.Open() {
 				return core.NotAllowed("405 Method Not Allowed")
 			}
@@ -162,7 +162,7 @@ func (s *Service) CancelMerge(ctx context.Context, caller *domain.Caller, ref do
 func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.MergeRequest, opt mergeOptions) (*domain.MergeRequest, error) {
 	actor := by.ID
 	source := m.SourceSHA
-	claimed, err := s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+	claimed, err := s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 		// A refused claim saves nothing, so Lock may go first.
 		switch err := cur.Lock(s.now(), actor); {
 		case errors.Is(err, domain.ErrInvalidTransition):
@@ -180,7 +180,7 @@ func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.Merge
 	}
 	locked := *claimed.LockedAt
 	release := func(status string) {
-		_, err := s.p.MergeRequests.Update(context.WithoutCancel(ctx), m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		_, err := s.update(context.WithoutCancel(ctx), m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if cur.LockedAt == nil || !cur.LockedAt.Equal(locked) {
 				return errRaced
 			}
@@ -226,7 +226,7 @@ func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.Merge
 			release(domain.MergeCannotBeMerged)
 			return nil, errCannotMerge
 		}
-		_, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		_, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if cur.LockedAt == nil || !cur.LockedAt.Equal(locked) {
 				return errRaced
 			}
@@ -307,7 +307,7 @@ func (s *Service) recordMerged(ctx context.Context, m *domain.MergeRequest, refs
 	already := false
 	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		var err error
-		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		out, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if err := cur.MarkMerged(s.now(), mergeSHA, actor); err != nil {
 				already = true // merged meanwhile: that merge stands
 				return errRaced

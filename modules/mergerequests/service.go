@@ -162,3 +162,15 @@ func (s *Service) publish(ctx context.Context, m *domain.MergeRequest, action st
 func (s *Service) systemNote(ctx context.Context, m *domain.MergeRequest, actor int64, body string) error {
 	return s.activity.SystemNotes(ctx, issuable.MergeRequestItem(m), actor, body)
 }
+
+// update applies fn to merge request iid under the store's lock and
+// stamps updated_at with the service's clock.
+func (s *Service) update(ctx context.Context, projectID, iid int64, fn func(*domain.MergeRequest) error) (*domain.MergeRequest, error) {
+	return s.p.MergeRequests.Update(ctx, projectID, iid, func(m *domain.MergeRequest) error {
+		if err := fn(m); err != nil {
+			return err
+		}
+		m.UpdatedAt = s.now()
+		return nil
+	})
+}

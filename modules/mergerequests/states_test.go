@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hearth-forge/hearth/app/apptest"
 )
@@ -172,19 +171,18 @@ func TestMergeWhenPipelineSucceeds(t *testing.T) {
 		t.Fatalf("MWPS merged at once: master %s", head)
 	}
 
-	// A pipeline on another commit does not merge it.
+	// A pipeline on another commit does not merge it. The bus is
+	// synchronous: whatever the success triggers has run when it returns.
 	s.pipelineSucceeded(r.id, "feature", r.base)
-	time.Sleep(300 * time.Millisecond)
 	if got := s.get(dev.token, r.id, 1); got.State != "opened" {
 		t.Fatalf("pipeline on another SHA merged it: %+v", got)
 	}
 
 	s.pipelineSucceeded(r.id, "feature", r.feature)
-	var got mrJSON
-	s.eventually("merge after the pipeline succeeded", func() (bool, string) {
-		got = s.get(dev.token, r.id, 1)
-		return got.State == "merged", got.State
-	})
+	got := s.get(dev.token, r.id, 1)
+	if got.State != "merged" {
+		t.Fatalf("after the pipeline succeeded: %+v", got)
+	}
 	head, _ := s.head(r.id, "master")
 	if str(got.MergeCommitSHA) != head {
 		t.Fatalf("merge_commit_sha %s, master %s", str(got.MergeCommitSHA), head)
@@ -213,7 +211,6 @@ func TestCancelMergeWhenPipelineSucceeds(t *testing.T) {
 		t.Fatalf("get after cancel: %+v", got)
 	}
 	s.pipelineSucceeded(r.id, "feature", r.feature)
-	time.Sleep(300 * time.Millisecond)
 	if got := s.get(dev.token, r.id, 1); got.State != "opened" {
 		t.Fatalf("a cancelled MWPS merged: %+v", got)
 	}
@@ -266,11 +263,12 @@ func TestSourcePushRecomputes(t *testing.T) {
 		"branch": "feature", "commit_message": "Touch README",
 		"actions": []map[string]string{{"action": "update", "file_path": "README.md", "content": "feature side\n"}},
 	}, 201, &c)
-	var m mrJSON
-	s.eventually("sha follows the source head", func() (bool, string) {
-		m = s.get(dev.token, r.id, 1)
-		return m.SHA == c.ID, m.SHA
-	})
+	// The push event was handled before the commit API answered (and a
+	// read refreshes from git anyway).
+	m := s.get(dev.token, r.id, 1)
+	if m.SHA != c.ID {
+		t.Fatalf("sha %s, want the source head %s", m.SHA, c.ID)
+	}
 	if m.MergeStatus != "cannot_be_merged" {
 		t.Fatalf("merge_status after a conflicting push: %q", m.MergeStatus)
 	}

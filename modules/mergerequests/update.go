@@ -71,7 +71,7 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		}
 		var before domain.MergeRequest
 		var err error
-		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		out, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			before = *cur
 			action, err = c.apply(cur, s.now())
 			return err
