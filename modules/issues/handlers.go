@@ -22,45 +22,29 @@ type handlers struct {
 
 // GET /projects/:id/issues/:issue_iid
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
-	is, err := h.s.Get(r.Context(), httpx.CallerOf(r), ref, pathID(r, "issue_iid"))
+	is, err := h.s.Get(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"))
 	return h.reply(w, r, http.StatusOK, is, err)
 }
 
 // POST /projects/:id/issues
 func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
 	var in CreateInput
 	in.Invalid = httpx.Decode(r, &in)
-	is, err := h.s.Create(r.Context(), httpx.CallerOf(r), ref, in)
+	is, err := h.s.Create(r.Context(), httpx.CallerOf(r), refOf(r), in)
 	return h.reply(w, r, http.StatusCreated, is, err)
 }
 
 // PUT /projects/:id/issues/:issue_iid
 func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
 	var in UpdateInput
 	in.Invalid = httpx.Decode(r, &in)
-	is, err := h.s.Update(r.Context(), httpx.CallerOf(r), ref, pathID(r, "issue_iid"), in)
+	is, err := h.s.Update(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"), in)
 	return h.reply(w, r, http.StatusOK, is, err)
 }
 
 // DELETE /projects/:id/issues/:issue_iid
 func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
-	if err := h.s.Delete(r.Context(), httpx.CallerOf(r), ref, pathID(r, "issue_iid")); err != nil {
+	if err := h.s.Delete(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid")); err != nil {
 		return err
 	}
 	return httpx.NoContent(w)
@@ -69,22 +53,14 @@ func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
 // POST .../subscribe and .../unsubscribe: 304 when nothing changes.
 func (h handlers) subscribe(want bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		ref, err := project(r, true)
-		if err != nil {
-			return err
-		}
-		is, err := h.s.Subscribe(r.Context(), httpx.CallerOf(r), ref, pathID(r, "issue_iid"), want)
+		is, err := h.s.Subscribe(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"), want)
 		return h.reply(w, r, http.StatusCreated, is, err)
 	}
 }
 
 // POST .../todo: a "marked" todo for the caller; 304 when one is pending.
 func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
-	td, err := h.s.MarkTodo(r.Context(), httpx.CallerOf(r), ref, pathID(r, "issue_iid"))
+	td, err := h.s.MarkTodo(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"))
 	if err != nil {
 		return err
 	}
@@ -97,12 +73,8 @@ func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
 
 // GET /projects/:id/issues
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
 	in := decodeList(r)
-	list, total, err := h.s.List(r.Context(), httpx.CallerOf(r), ref, in)
+	list, total, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
 	return h.replyList(w, r, list, total, in.Page, err)
 }
 
@@ -144,14 +116,11 @@ func (h handlers) replyList(w http.ResponseWriter, r *http.Request, list []domai
 	return httpx.Paginated(w, r, out, total, pg)
 }
 
-// project reads {id}. An anonymous caller of a write is a 401 before the
-// path is judged.
-func project(r *http.Request, write bool) (domain.IDOrPath, error) {
-	ref, err := httpx.RefParam(r, "id")
-	if _, anonymous := httpx.RequireUser(r); err != nil && write && anonymous != nil {
-		return ref, anonymous
-	}
-	return ref, err
+// refOf reads {id}; the zero reference when the path names no project
+// (the use case's 400, after any 401).
+func refOf(r *http.Request) domain.IDOrPath {
+	ref, _ := httpx.RefParam(r, "id")
+	return ref
 }
 
 // pathID reads a positive number in canonical form from the path; 0,

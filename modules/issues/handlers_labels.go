@@ -9,12 +9,8 @@ import (
 
 // GET /projects/:id/labels
 func (h handlers) listLabels(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
 	in := pageOf(r)
-	page, err := h.s.ListLabels(r.Context(), httpx.CallerOf(r), ref, in)
+	page, err := h.s.ListLabels(r.Context(), httpx.CallerOf(r), refOf(r), in)
 	if err != nil {
 		return err
 	}
@@ -27,37 +23,25 @@ func (h handlers) listLabels(w http.ResponseWriter, r *http.Request) error {
 
 // POST /projects/:id/labels
 func (h handlers) createLabel(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
 	var in LabelCreateInput
 	in.Invalid = httpx.Decode(r, &in)
-	l, c, err := h.s.CreateLabel(r.Context(), httpx.CallerOf(r), ref, in)
+	l, c, err := h.s.CreateLabel(r.Context(), httpx.CallerOf(r), refOf(r), in)
 	return replyLabel(w, http.StatusCreated, l, c, err)
 }
 
 // PUT /projects/:id/labels
 func (h handlers) updateLabel(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
 	var in LabelUpdateInput
 	in.Invalid = httpx.Decode(r, &in)
-	l, c, err := h.s.UpdateLabel(r.Context(), httpx.CallerOf(r), ref, in)
+	l, c, err := h.s.UpdateLabel(r.Context(), httpx.CallerOf(r), refOf(r), in)
 	return replyLabel(w, http.StatusOK, l, c, err)
 }
 
 // DELETE /projects/:id/labels
 func (h handlers) deleteLabel(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
 	var in LabelDeleteInput
 	in.Invalid = httpx.Decode(r, &in)
-	if err := h.s.DeleteLabel(r.Context(), httpx.CallerOf(r), ref, in); err != nil {
+	if err := h.s.DeleteLabel(r.Context(), httpx.CallerOf(r), refOf(r), in); err != nil {
 		return err
 	}
 	return httpx.NoContent(w)

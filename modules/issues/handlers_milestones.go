@@ -11,14 +11,10 @@ import (
 
 // GET /projects/:id/milestones
 func (h handlers) listMilestones(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
 	var in MilestoneListInput
 	pg, pgErr := httpx.PageOf(r)
 	in.Page, in.Invalid = pg, issuable.FirstError(httpx.Decode(r, &in), pgErr)
-	list, total, err := h.s.ListMilestones(r.Context(), httpx.CallerOf(r), ref, in)
+	list, total, err := h.s.ListMilestones(r.Context(), httpx.CallerOf(r), refOf(r), in)
 	if err != nil {
 		return err
 	}
@@ -31,45 +27,29 @@ func (h handlers) listMilestones(w http.ResponseWriter, r *http.Request) error {
 
 // GET /projects/:id/milestones/:milestone_id
 func (h handlers) getMilestone(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
-	m, err := h.s.GetMilestone(r.Context(), httpx.CallerOf(r), ref, pathID(r, "milestone_id"))
+	m, err := h.s.GetMilestone(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "milestone_id"))
 	return replyMilestone(w, http.StatusOK, m, err)
 }
 
 // POST /projects/:id/milestones
 func (h handlers) createMilestone(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
 	var in MilestoneCreateInput
 	in.Invalid = httpx.Decode(r, &in)
-	m, err := h.s.CreateMilestone(r.Context(), httpx.CallerOf(r), ref, in)
+	m, err := h.s.CreateMilestone(r.Context(), httpx.CallerOf(r), refOf(r), in)
 	return replyMilestone(w, http.StatusCreated, m, err)
 }
 
 // PUT /projects/:id/milestones/:milestone_id
 func (h handlers) updateMilestone(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
 	var in MilestoneUpdateInput
 	in.Invalid = httpx.Decode(r, &in)
-	m, err := h.s.UpdateMilestone(r.Context(), httpx.CallerOf(r), ref, pathID(r, "milestone_id"), in)
+	m, err := h.s.UpdateMilestone(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "milestone_id"), in)
 	return replyMilestone(w, http.StatusOK, m, err)
 }
 
 // DELETE /projects/:id/milestones/:milestone_id
 func (h handlers) deleteMilestone(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
-	if err := h.s.DeleteMilestone(r.Context(), httpx.CallerOf(r), ref, pathID(r, "milestone_id")); err != nil {
+	if err := h.s.DeleteMilestone(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "milestone_id")); err != nil {
 		return err
 	}
 	return httpx.NoContent(w)
@@ -77,23 +57,15 @@ func (h handlers) deleteMilestone(w http.ResponseWriter, r *http.Request) error 
 
 // GET /projects/:id/milestones/:milestone_id/issues
 func (h handlers) milestoneIssues(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
 	in := pageOf(r)
-	list, total, err := h.s.MilestoneIssues(r.Context(), httpx.CallerOf(r), ref, pathID(r, "milestone_id"), in)
+	list, total, err := h.s.MilestoneIssues(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "milestone_id"), in)
 	return h.replyList(w, r, list, total, in.Page, err)
 }
 
 // GET /projects/:id/milestones/:milestone_id/merge_requests
 func (h handlers) milestoneMergeRequests(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
 	in := pageOf(r)
-	list, total, err := h.s.MilestoneMergeRequests(r.Context(), httpx.CallerOf(r), ref, pathID(r, "milestone_id"), in)
+	list, total, err := h.s.MilestoneMergeRequests(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "milestone_id"), in)
 	if err != nil {
 		return err
 	}

@@ -21,45 +21,29 @@ type handlers struct {
 
 // GET /projects/:id/merge_requests/:iid
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
-	m, err := h.s.Get(r.Context(), httpx.CallerOf(r), ref, iid(r))
+	m, err := h.s.Get(r.Context(), httpx.CallerOf(r), refOf(r), iid(r))
 	return h.reply(w, r, http.StatusOK, m, err)
 }
 
 // POST /projects/:id/merge_requests
 func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
 	var in CreateInput
 	in.Invalid = httpx.Decode(r, &in)
-	m, err := h.s.Create(r.Context(), httpx.CallerOf(r), ref, in)
+	m, err := h.s.Create(r.Context(), httpx.CallerOf(r), refOf(r), in)
 	return h.reply(w, r, http.StatusCreated, m, err)
 }
 
 // PUT /projects/:id/merge_requests/:iid
 func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
 	var in UpdateInput
 	in.Invalid = httpx.Decode(r, &in)
-	m, err := h.s.Update(r.Context(), httpx.CallerOf(r), ref, iid(r), in)
+	m, err := h.s.Update(r.Context(), httpx.CallerOf(r), refOf(r), iid(r), in)
 	return h.reply(w, r, http.StatusOK, m, err)
 }
 
 // DELETE /projects/:id/merge_requests/:iid
 func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
-	if err := h.s.Delete(r.Context(), httpx.CallerOf(r), ref, iid(r)); err != nil {
+	if err := h.s.Delete(r.Context(), httpx.CallerOf(r), refOf(r), iid(r)); err != nil {
 		return err
 	}
 	return httpx.NoContent(w)
@@ -67,45 +51,29 @@ func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
 
 // PUT /projects/:id/merge_requests/:iid/merge
 func (h handlers) merge(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
 	var in MergeInput
 	in.Invalid = httpx.Decode(r, &in)
-	m, err := h.s.Merge(r.Context(), httpx.CallerOf(r), ref, iid(r), in)
+	m, err := h.s.Merge(r.Context(), httpx.CallerOf(r), refOf(r), iid(r), in)
 	return h.reply(w, r, http.StatusOK, m, err)
 }
 
 // PUT (or POST) /projects/:id/merge_requests/:iid/cancel_merge_when_pipeline_succeeds
 func (h handlers) cancelMerge(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
-	m, err := h.s.CancelMerge(r.Context(), httpx.CallerOf(r), ref, iid(r))
+	m, err := h.s.CancelMerge(r.Context(), httpx.CallerOf(r), refOf(r), iid(r))
 	return h.reply(w, r, http.StatusOK, m, err)
 }
 
 // POST .../subscribe and .../unsubscribe: 304 when nothing changes.
 func (h handlers) subscribe(want bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		ref, err := project(r, true)
-		if err != nil {
-			return err
-		}
-		m, err := h.s.Subscribe(r.Context(), httpx.CallerOf(r), ref, iid(r), want)
+		m, err := h.s.Subscribe(r.Context(), httpx.CallerOf(r), refOf(r), iid(r), want)
 		return h.reply(w, r, http.StatusCreated, m, err)
 	}
 }
 
 // POST .../todo: a "marked" todo for the caller; 304 when one is pending.
 func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, true)
-	if err != nil {
-		return err
-	}
-	td, err := h.s.MarkTodo(r.Context(), httpx.CallerOf(r), ref, iid(r))
+	td, err := h.s.MarkTodo(r.Context(), httpx.CallerOf(r), refOf(r), iid(r))
 	if err != nil {
 		return err
 	}
@@ -118,12 +86,8 @@ func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
 
 // GET .../commits
 func (h handlers) commits(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
 	in := pageOf(r)
-	list, total, err := h.s.Commits(r.Context(), httpx.CallerOf(r), ref, iid(r), in)
+	list, total, err := h.s.Commits(r.Context(), httpx.CallerOf(r), refOf(r), iid(r), in)
 	if err != nil {
 		return err
 	}
@@ -136,11 +100,7 @@ func (h handlers) commits(w http.ResponseWriter, r *http.Request) error {
 
 // GET .../changes
 func (h handlers) changes(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
-	m, diffs, err := h.s.Changes(r.Context(), httpx.CallerOf(r), ref, iid(r))
+	m, diffs, err := h.s.Changes(r.Context(), httpx.CallerOf(r), refOf(r), iid(r))
 	if err != nil {
 		return err
 	}
@@ -153,12 +113,8 @@ func (h handlers) changes(w http.ResponseWriter, r *http.Request) error {
 
 // GET .../closes_issues
 func (h handlers) closesIssues(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
 	in := pageOf(r)
-	list, total, err := h.s.ClosesIssues(r.Context(), httpx.CallerOf(r), ref, iid(r), in)
+	list, total, err := h.s.ClosesIssues(r.Context(), httpx.CallerOf(r), refOf(r), iid(r), in)
 	if err != nil {
 		return err
 	}
@@ -171,12 +127,8 @@ func (h handlers) closesIssues(w http.ResponseWriter, r *http.Request) error {
 
 // GET /projects/:id/merge_requests
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
-	ref, err := project(r, false)
-	if err != nil {
-		return err
-	}
 	in := decodeList(r)
-	list, total, err := h.s.List(r.Context(), httpx.CallerOf(r), ref, in)
+	list, total, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
 	return h.replyList(w, r, in, list, total, err)
 }
 
@@ -225,14 +177,11 @@ func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, m *d
 	return httpx.JSON(w, status, out)
 }
 
-// project reads {id}. An anonymous caller of a write is a 401 before the
-// path is judged.
-func project(r *http.Request, write bool) (domain.IDOrPath, error) {
-	ref, err := httpx.RefParam(r, "id")
-	if _, anonymous := httpx.RequireUser(r); err != nil && write && anonymous != nil {
-		return ref, anonymous
-	}
-	return ref, err
+// refOf reads {id}; the zero reference when the path names no project
+// (the use case's 400, after any 401).
+func refOf(r *http.Request) domain.IDOrPath {
+	ref, _ := httpx.RefParam(r, "id")
+	return ref
 }
 
 // iid reads {merge_request_iid}; 0, which names nothing (the use case's
