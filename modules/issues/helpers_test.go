@@ -43,7 +43,7 @@ var form = apptest.Form
 // issue and milestone events published.
 type server struct {
 	*apptest.Server
-	c     *apptest.Client
+	*apptest.Client
 	t     *testing.T
 	notes ports.NoteStore
 
@@ -67,7 +67,7 @@ func newServer(t *testing.T, opts ...apptest.Option) *server {
 		})
 	})))
 	s.Server = apptest.New(t, opts...)
-	s.c = s.Client(t)
+	s.Client = s.Server.Client(t)
 	return s
 }
 
@@ -97,20 +97,20 @@ type person struct {
 // and an api token for it.
 func (s *server) person(name string, extra ...string) person {
 	s.t.Helper()
-	id, token := s.c.User(name, extra...)
+	id, token := s.User(name, extra...)
 	return person{id: id, name: name, token: token}
 }
 
 // project creates a project as root (path root/<name>).
 func (s *server) project(name, visibility string, extra ...string) int64 {
 	s.t.Helper()
-	return apptest.ID(s.c.Project(s.RootToken, append([]string{"name", name, "visibility", visibility}, extra...)...))
+	return apptest.ID(s.Project(s.RootToken, append([]string{"name", name, "visibility", visibility}, extra...)...))
 }
 
 // member adds p to a project with level.
 func (s *server) member(projectID int64, p person, level int) {
 	s.t.Helper()
-	s.c.AddMember("projects", projectID, p.id, level)
+	s.AddMember("projects", projectID, p.id, level)
 }
 
 // issueJSON is the issue entity as the tests read it.
@@ -163,21 +163,10 @@ func issuePath(projectID, iid int64, suffix string) string {
 	return fmt.Sprintf("/projects/%d/issues/%d%s", projectID, iid, suffix)
 }
 
-// expect sends a request, checks the status and, when want is not empty,
-// that the body equals want (as JSON).
-func (s *server) expect(status int, want, method, path, token string, body any) []byte {
-	s.t.Helper()
-	r := s.c.Expect(status, method, path, token, body)
-	if want != "" && !apptest.JSONEqual(r.Body, []byte(want)) {
-		s.t.Fatalf("%s %s: body %s, want %s", method, path, r.Body, want)
-	}
-	return r.Body
-}
-
 // expectEmpty checks a status with no body (304).
 func (s *server) expectEmpty(status int, method, path, token string, body any) {
 	s.t.Helper()
-	if r := s.c.Expect(status, method, path, token, body); len(r.Body) != 0 {
+	if r := s.Expect(status, method, path, token, body); len(r.Body) != 0 {
 		s.t.Fatalf("%s %s: body %q, want an empty body", method, path, r.Body)
 	}
 }
@@ -185,7 +174,7 @@ func (s *server) expectEmpty(status int, method, path, token string, body any) {
 // issueCall sends a request expecting status and an issue back.
 func (s *server) issueCall(status int, method, path, token string, body any) issueJSON {
 	s.t.Helper()
-	r := s.c.Expect(status, method, path, token, body)
+	r := s.Expect(status, method, path, token, body)
 	var is issueJSON
 	r.Decode(s.t, &is)
 	is.Raw = r.Body
@@ -214,7 +203,7 @@ func (s *server) get(token string, projectID, iid int64) issueJSON {
 // pagination headers.
 func (s *server) list(token, path string) ([]issueJSON, apptest.Reply) {
 	s.t.Helper()
-	r := s.c.Expect(200, "GET", path, token, nil)
+	r := s.Expect(200, "GET", path, token, nil)
 	var out []issueJSON
 	r.Decode(s.t, &out)
 	return out, r
@@ -292,8 +281,8 @@ func str(p *string) string {
 // feature through the files API, as root.
 func (s *server) branches(projectID int64) {
 	s.t.Helper()
-	s.c.Expect(201, "POST", fmt.Sprintf("/projects/%d/repository/files/README.md", projectID), s.RootToken,
+	s.Expect(201, "POST", fmt.Sprintf("/projects/%d/repository/files/README.md", projectID), s.RootToken,
 		form("branch", "master", "content", "hello\n", "commit_message", "Add README"))
-	s.c.Expect(201, "POST", fmt.Sprintf("/projects/%d/repository/files/feature.txt", projectID), s.RootToken,
+	s.Expect(201, "POST", fmt.Sprintf("/projects/%d/repository/files/feature.txt", projectID), s.RootToken,
 		form("branch", "feature", "start_branch", "master", "content", "feature\n", "commit_message", "Add feature"))
 }

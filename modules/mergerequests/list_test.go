@@ -103,7 +103,7 @@ func TestListSimpleViewAndPagination(t *testing.T) {
 	f := newListFixture(t)
 	s := f.s
 
-	data := s.expect(200, "", "GET", mrsPath(f.r.id)+"?state=all&view=simple", f.dev.token, nil)
+	data := s.Expect(200, "GET", mrsPath(f.r.id)+"?state=all&view=simple", f.dev.token, nil).Body
 	var items []json.RawMessage
 	decode(t, data, &items)
 	if len(items) != 4 {
@@ -160,7 +160,7 @@ func TestCommitsAndChanges(t *testing.T) {
 	var commits []struct {
 		ID string `json:"id"`
 	}
-	data := s.expect(200, "", "GET", mrPath(r.id, 1, "/commits"), dev.token, nil)
+	data := s.Expect(200, "GET", mrPath(r.id, 1, "/commits"), dev.token, nil).Body
 	decode(t, data, &commits)
 	if len(commits) != 2 || commits[0].ID != second || commits[1].ID != r.feature {
 		t.Fatalf("commits: %s", data)
@@ -180,7 +180,7 @@ func TestCommitsAndChanges(t *testing.T) {
 			Diff    string `json:"diff"`
 		} `json:"changes"`
 	}
-	data = s.expect(200, "", "GET", mrPath(r.id, 1, "/changes"), dev.token, nil)
+	data = s.Expect(200, "GET", mrPath(r.id, 1, "/changes"), dev.token, nil).Body
 	decode(t, data, &ch)
 	if ch.IID != 1 || ch.SHA != second || len(ch.Changes) != 2 || ch.Changes[0].NewPath != "feature.txt" ||
 		ch.Changes[1].NewPath != "more.txt" || !ch.Changes[0].NewFile || !strings.Contains(ch.Changes[1].Diff, "+more") {
@@ -211,7 +211,7 @@ func TestGlobalList(t *testing.T) {
 	s.create(s.RootToken, secret.id, "feature", "master", "R-secret")
 	s.create(s.RootToken, guestOnly.id, "feature", "master", "R-guest")
 
-	s.expect(401, unauthorized, "GET", "/merge_requests", "", nil)
+	s.ExpectBody(401, unauthorized, "GET", "/merge_requests", "", nil)
 	for _, c := range []struct {
 		query string
 		want  []string

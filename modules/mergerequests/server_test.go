@@ -38,7 +38,7 @@ var form = apptest.Form
 // request API tests, with the bus to publish pipeline results on.
 type mrServer struct {
 	*apptest.Server
-	c         *apptest.Client
+	*apptest.Client
 	t         *testing.T
 	protected ports.ProtectedBranchStore
 	bus       ports.EventBus
@@ -49,7 +49,7 @@ func newServer(t *testing.T, opts ...apptest.Option) *mrServer {
 	s := &mrServer{t: t}
 	opts = append(opts, apptest.With(fx.Populate(&s.protected, &s.bus)))
 	s.Server = apptest.New(t, opts...)
-	s.c = s.Client(t)
+	s.Client = s.Server.Client(t)
 	return s
 }
 
@@ -63,20 +63,20 @@ type person struct {
 // person creates a user and an api token for it.
 func (s *mrServer) person(name string) person {
 	s.t.Helper()
-	id, token := s.c.User(name)
+	id, token := s.User(name)
 	return person{id: id, name: name, token: token}
 }
 
 // project creates an empty project as root (path root/<name>).
 func (s *mrServer) project(name, visibility string) int64 {
 	s.t.Helper()
-	return apptest.ID(s.c.Project(s.RootToken, "name", name, "visibility", visibility))
+	return apptest.ID(s.Project(s.RootToken, "name", name, "visibility", visibility))
 }
 
 // member adds p to a project with level.
 func (s *mrServer) member(projectID int64, p person, level int) {
 	s.t.Helper()
-	s.c.AddMember("projects", projectID, p.id, level)
+	s.AddMember("projects", projectID, p.id, level)
 }
 
 // protect protects a branch through the store.
@@ -221,21 +221,10 @@ func mrPath(projectID, iid int64, suffix string) string {
 	return fmt.Sprintf("/projects/%d/merge_requests/%d%s", projectID, iid, suffix)
 }
 
-// expect sends a request, checks the status and, when want is not empty,
-// that the body equals want (as JSON).
-func (s *mrServer) expect(status int, want, method, path, token string, body any) []byte {
-	s.t.Helper()
-	r := s.c.Expect(status, method, path, token, body)
-	if want != "" && !apptest.JSONEqual(r.Body, []byte(want)) {
-		s.t.Fatalf("%s %s: body %s, want %s", method, path, r.Body, want)
-	}
-	return r.Body
-}
-
 // expectEmpty checks a 304 with no body.
 func (s *mrServer) expectEmpty(status int, method, path, token string, body any) {
 	s.t.Helper()
-	if r := s.c.Expect(status, method, path, token, body); len(r.Body) != 0 {
+	if r := s.Expect(status, method, path, token, body); len(r.Body) != 0 {
 		s.t.Fatalf("%s %s: body %q, want an empty body", method, path, r.Body)
 	}
 }
@@ -244,7 +233,7 @@ func (s *mrServer) expectEmpty(status int, method, path, token string, body any)
 func (s *mrServer) mrCall(status int, method, path, token string, body any) mrJSON {
 	s.t.Helper()
 	var m mrJSON
-	s.c.Expect(status, method, path, token, body).Decode(s.t, &m)
+	s.Expect(status, method, path, token, body).Decode(s.t, &m)
 	return m
 }
 
@@ -265,7 +254,7 @@ func (s *mrServer) get(token string, projectID, iid int64) mrJSON {
 // headers.
 func (s *mrServer) list(token, path string) ([]mrJSON, apptest.Reply) {
 	s.t.Helper()
-	r := s.c.Expect(200, "GET", path, token, nil)
+	r := s.Expect(200, "GET", path, token, nil)
 	var out []mrJSON
 	r.Decode(s.t, &out)
 	return out, r

@@ -29,8 +29,8 @@ func testStateTransitions(t *testing.T, s *mrServer) {
 	dev := s.person("dev")
 	s.member(r.id, dev, developer)
 
-	data := s.expect(201, "", "POST", mrsPath(r.id), dev.token, form("source_branch", "feature",
-		"target_branch", "master", "title", "Add feature", "description", "why it matters"))
+	data := s.Expect(201, "POST", mrsPath(r.id), dev.token, form("source_branch", "feature",
+		"target_branch", "master", "title", "Add feature", "description", "why it matters")).Body
 	var m mrJSON
 	decode(t, data, &m)
 	if m.State != "opened" || m.IID != 1 || m.ProjectID != r.id || m.SourceProjectID != r.id || m.TargetProjectID != r.id ||
@@ -232,7 +232,7 @@ func TestMergedOutside(t *testing.T) {
 	s.create(dev.token, r.id, "ff", "master", "Fast forward")
 
 	s.moveRef(r.id, "master", ff, r.master)
-	data := s.expect(200, "", "GET", mrPath(r.id, 1, ""), dev.token, nil)
+	data := s.Expect(200, "GET", mrPath(r.id, 1, ""), dev.token, nil).Body
 	var m mrJSON
 	decode(t, data, &m)
 	if m.State != "merged" || !strings.Contains(string(data), `"merge_commit_sha":null`) {
@@ -272,7 +272,7 @@ func TestSourcePushRecomputes(t *testing.T) {
 	if m.MergeStatus != "cannot_be_merged" {
 		t.Fatalf("merge_status after a conflicting push: %q", m.MergeStatus)
 	}
-	s.expect(405, `{"message":"Branch cannot be merged"}`, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
+	s.ExpectBody(405, `{"message":"Branch cannot be merged"}`, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
 }
 
 // TestMergeRequestFields: labels, WIP, web_url, counters, assignee filter,
@@ -319,7 +319,7 @@ func TestMergeRequestFields(t *testing.T) {
 	}
 
 	s.branch(r, "milestone")
-	s.expect(404, `{"message":"404 Milestone Not Found"}`, "POST", mrsPath(r.id), dev.token,
+	s.ExpectBody(404, `{"message":"404 Milestone Not Found"}`, "POST", mrsPath(r.id), dev.token,
 		form("source_branch", "milestone", "target_branch", "master", "title", "M", "milestone_id", "3"))
 
 	// Conflicts show at once, before any merge attempt.
