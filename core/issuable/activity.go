@@ -6,11 +6,44 @@ import (
 	"fmt"
 	"time"
 
+	"go.uber.org/fx"
+
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
+
+// Deps are the ports the shared rules need, as the app provides them: a
+// module's Params embeds it.
+type Deps struct {
+	fx.In
+	Notes         ports.NoteStore
+	Todos         ports.TodoStore
+	Subscriptions ports.SubscriptionStore
+	Labels        ports.LabelStore
+	Users         ports.UserStore
+	Policy        *access.Policy
+	Clock         ports.Clock
+}
+
+// NewActivity builds a module's Activity; milestones may be nil.
+func NewActivity(d Deps, milestones ports.MilestoneReader) *Activity {
+	return &Activity{Notes: d.Notes, Todos: d.Todos, Subscriptions: d.Subscriptions, Labels: d.Labels, Users: d.Users,
+		Milestones: milestones, Policy: d.Policy,
+		// Milliseconds are the precision clients see, so a timestamp sent
+		// back as a filter bound matches what it came from.
+		Now: func() time.Time { return d.Clock.Now().UTC().Truncate(time.Millisecond) }}
+}
+
+// StoreErr maps a store's not-found to GitLab's 404 of what, and wraps
+// anything else with what the caller was doing.
+func StoreErr(err error, what, doing string) error {
+	if errors.Is(err, core.ErrNotFound) {
+		return core.NotFound(what)
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}
 
 // Activity writes what happens around issues and merge requests: system
 // notes, todos, subscriptions, the labels and milestones they name. Each

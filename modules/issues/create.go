@@ -55,7 +55,7 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.
 			return err
 		}
 		if err := s.p.Issues.Create(ctx, is); err != nil {
-			return notFound(err, "Project", "create issue")
+			return issuable.StoreErr(err, "Project", "create issue")
 		}
 		if err := s.publish(ctx, is, domain.ActionCreated, actor); err != nil {
 			return err

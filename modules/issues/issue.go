@@ -29,7 +29,7 @@ func (s *Service) Delete(ctx context.Context, caller *domain.Caller, ref domain.
 		return err
 	}
 	if err := s.p.Issues.Delete(ctx, is.ProjectID, is.IID); err != nil {
-		return notFound(err, "Issue", "delete issue")
+		return issuable.StoreErr(err, "Issue", "delete issue")
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package issues
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -19,20 +18,14 @@ import (
 // Params are the service's dependencies, provided by the app.
 type Params struct {
 	fx.In
+	issuable.Deps
 	Issues        ports.IssueStore
 	Milestones    ports.MilestoneStore
-	Labels        ports.LabelStore
 	MergeRequests ports.MergeRequestStore
-	Notes         ports.NoteStore
-	Todos         ports.TodoStore
-	Subscriptions ports.SubscriptionStore
 	Projects      ports.ProjectStore
 	Namespaces    ports.NamespaceStore
-	Users         ports.UserStore
 	Tx            ports.TxManager
 	Bus           ports.EventBus
-	Clock         ports.Clock
-	Policy        *access.Policy
 	Log           *zap.Logger `optional:"true"`
 }
 
@@ -50,15 +43,11 @@ func NewService(p Params) *Service {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	s := &Service{p: p, log: log}
-	s.activity = &issuable.Activity{Notes: p.Notes, Todos: p.Todos, Subscriptions: p.Subscriptions, Labels: p.Labels,
-		Users: p.Users, Milestones: p.Milestones, Policy: p.Policy, Now: s.now}
-	return s
+	return &Service{p: p, log: log, activity: issuable.NewActivity(p.Deps, p.Milestones)}
 }
 
-// now is truncated to milliseconds, the precision clients see, so a
-// timestamp sent back as a filter bound matches what it came from.
-func (s *Service) now() time.Time { return s.p.Clock.Now().UTC().Truncate(time.Millisecond) }
+// now is the time to stamp, truncated to what clients see.
+func (s *Service) now() time.Time { return s.activity.Now() }
 
 // issue reads issue iid of the target's project; one the caller may not
 // see is a 404 like a missing one (iid 0 names none).
@@ -68,7 +57,7 @@ func (s *Service) issue(ctx context.Context, t access.Target, iid int64) (*domai
 	}
 	is, err := s.p.Issues.Get(ctx, t.Project.ID, iid)
 	if err != nil {
-		return nil, notFound(err, "Issue", "read issue")
+		return nil, issuable.StoreErr(err, "Issue", "read issue")
 	}
 	if !t.Can(access.ReadIssue, access.OnIssue(is)) {
 		return nil, core.NotFound("Issue")
@@ -86,15 +75,6 @@ func (s *Service) writable(ctx context.Context, caller *domain.Caller, ref domai
 	}
 	is, err := s.issue(ctx, t, iid)
 	return t, is, err
-}
-
-// notFound maps a store's not-found to GitLab's 404 of what, and wraps
-// anything else.
-func notFound(err error, what, doing string) error {
-	if errors.Is(err, core.ErrNotFound) {
-		return core.NotFound(what)
-	}
-	return fmt.Errorf("%s: %w", doing, err)
 }
 
 // publish announces a state change inside the caller's transaction (the

@@ -75,12 +75,12 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		})
 		if errors.Is(err, errUnchanged) {
 			if out, err = s.p.Issues.Get(ctx, is.ProjectID, is.IID); err != nil {
-				return notFound(err, "Issue", "read issue")
+				return issuable.StoreErr(err, "Issue", "read issue")
 			}
 			return nil
 		}
 		if err != nil {
-			return notFound(err, "Issue", "update issue")
+			return issuable.StoreErr(err, "Issue", "update issue")
 		}
 		if err := s.activity.SystemNotes(ctx, issuable.IssueItem(out), caller.UserID(), s.changeNotes(ctx, &before, out)...); err != nil {
 			return err

@@ -2,7 +2,6 @@ package mergerequests
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -19,21 +18,15 @@ import (
 // Params are the service's dependencies, provided by the app.
 type Params struct {
 	fx.In
+	issuable.Deps
 	MergeRequests ports.MergeRequestStore
-	Notes         ports.NoteStore
-	Todos         ports.TodoStore
-	Subscriptions ports.SubscriptionStore
 	Projects      ports.ProjectStore
 	Namespaces    ports.NamespaceStore
-	Users         ports.UserStore
 	Protected     ports.ProtectedBranchStore
-	Labels        ports.LabelStore
 	Repos         ports.RepoReader
 	Git           ports.RepoWriter
 	Tx            ports.TxManager
 	Bus           ports.EventBus
-	Clock         ports.Clock
-	Policy        *access.Policy
 	// Milestones come from the issues module's store when the app has one.
 	Milestones ports.MilestoneReader `optional:"true"`
 	Issues     ports.IssueReader
@@ -57,15 +50,11 @@ func NewService(p Params) *Service {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	s := &Service{p: p, log: log, lease: time.Minute}
-	s.activity = &issuable.Activity{Notes: p.Notes, Todos: p.Todos, Subscriptions: p.Subscriptions, Labels: p.Labels,
-		Users: p.Users, Milestones: p.Milestones, Policy: p.Policy, Now: s.now}
-	return s
+	return &Service{p: p, log: log, activity: issuable.NewActivity(p.Deps, p.Milestones), lease: time.Minute}
 }
 
-// now is truncated to milliseconds, the precision clients see, so a
-// timestamp sent back as a filter bound matches what it came from.
-func (s *Service) now() time.Time { return s.p.Clock.Now().UTC().Truncate(time.Millisecond) }
+// now is the time to stamp, truncated to what clients see.
+func (s *Service) now() time.Time { return s.activity.Now() }
 
 func repoOf(projectID int64) string { return domain.RepoPath(projectID) }
 
@@ -77,7 +66,7 @@ func (s *Service) load(ctx context.Context, t access.Target, iid int64) (*domain
 	}
 	m, err := s.p.MergeRequests.Get(ctx, t.Project.ID, iid)
 	if err != nil {
-		return nil, notFound(err, "Merge Request", "read merge request")
+		return nil, issuable.StoreErr(err, "Merge Request", "read merge request")
 	}
 	return m, nil
 }
@@ -100,15 +89,6 @@ func (s *Service) writable(ctx context.Context, caller *domain.Caller, ref domai
 	}
 	m, err := s.load(ctx, t, iid)
 	return t, m, err
-}
-
-// notFound maps a store's not-found to GitLab's 404 of what, and wraps
-// anything else.
-func notFound(err error, what, doing string) error {
-	if errors.Is(err, core.ErrNotFound) {
-		return core.NotFound(what)
-	}
-	return fmt.Errorf("%s: %w", doing, err)
 }
 
 // mayMerge is GitLab's can_be_merged_by?: masters push to any branch;
