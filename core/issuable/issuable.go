@@ -1,8 +1,18 @@
 // Package issuable holds what issues and merge requests share, as
-// GitLab's Issuable concern does: titles, labels and @mentions
-// (issuable.go), the list filters (list.go), and the activity an edit
-// leaves behind, with subscriptions and todos (activity.go, notes.go).
-// Both modules build on it; it speaks no HTTP.
+// GitLab's Issuable concern does, so that both modules state each rule
+// once:
+//
+//   - issuable.go: titles, labels and @mentions;
+//   - item.go: an issue or merge request as the shared rules see it
+//     (Item), and Resolve / ResolveSignedIn, the start of every use case;
+//   - list.go: the list filters both lists take, the milestone title
+//     filter, pages, and PageInput (a handler's page with what was wrong
+//     with the request, reported once access is known);
+//   - activity.go, notes.go: what a change leaves behind (system notes,
+//     todos for assignees and mentions, subscriptions, labels named into
+//     existence), built from the ports in Deps.
+//
+// It speaks no HTTP: use cases call it with ctx, the caller and typed input.
 package issuable
 
 import (
