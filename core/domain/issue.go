@@ -1,6 +1,10 @@
 package domain
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Issue states (reopened counts as opened in filters).
 const (
@@ -33,6 +37,29 @@ type Issue struct {
 
 // Open reports whether the issue is opened or reopened.
 func (i *Issue) Open() bool { return i.State == IssueOpened || i.State == IssueReopened }
+
+// ErrInvalidTransition is a state change the current state does not
+// allow: closing what is closed, reopening what is open or merged. GitLab
+// answers such a state_event by changing nothing.
+var ErrInvalidTransition = errors.New("invalid state transition")
+
+// Close closes an open issue at now.
+func (i *Issue) Close(now time.Time) error {
+	if !i.Open() {
+		return fmt.Errorf("close a %s issue: %w", i.State, ErrInvalidTransition)
+	}
+	i.State, i.ClosedAt = IssueClosed, &now
+	return nil
+}
+
+// Reopen reopens a closed issue.
+func (i *Issue) Reopen() error {
+	if i.State != IssueClosed {
+		return fmt.Errorf("reopen a %s issue: %w", i.State, ErrInvalidTransition)
+	}
+	i.State, i.ClosedAt = IssueReopened, nil
+	return nil
+}
 
 // IssueViewer says which confidential issues a reader may see: all of
 // them (admins), those in projects where they are reporter or above

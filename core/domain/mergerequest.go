@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
 	"time"
 )
@@ -82,6 +84,71 @@ type MergeRequest struct {
 	UpdatedAt time.Time
 	MergedAt  *time.Time
 	ClosedAt  *time.Time
+}
+
+// ErrBeingMerged: a merge request whose merge is under way (LockedAt set)
+// changes state only through that merge.
+var ErrBeingMerged = errors.New("the merge request is being merged")
+
+// Close closes an open merge request at now; a deferred merge is
+// dropped with it.
+func (m *MergeRequest) Close(now time.Time) error {
+	if m.LockedAt != nil {
+		return ErrBeingMerged
+	}
+	if !m.State.Open() {
+		return fmt.Errorf("close a %s merge request: %w", m.State, ErrInvalidTransition)
+	}
+	m.State, m.ClosedAt = MRClosed, &now
+	m.MergeWhenPipelineSucceeds = false
+	return nil
+}
+
+// Reopen reopens a closed merge request (a merged one stays merged); its
+// mergeability must be checked again.
+func (m *MergeRequest) Reopen() error {
+	if m.LockedAt != nil {
+		return ErrBeingMerged
+	}
+	if m.State != MRClosed {
+		return fmt.Errorf("reopen a %s merge request: %w", m.State, ErrInvalidTransition)
+	}
+	m.State, m.ClosedAt = MRReopened, nil
+	m.MergeStatus = MergeUnchecked
+	return nil
+}
+
+// Lock claims an open merge request for a merge by actor at now: one
+// merge at a time, whoever asks.
+func (m *MergeRequest) Lock(now time.Time, actor int64) error {
+	if !m.State.Open() {
+		return fmt.Errorf("merge a %s merge request: %w", m.State, ErrInvalidTransition)
+	}
+	if m.LockedAt != nil {
+		return ErrBeingMerged
+	}
+	m.LockedAt, m.MergeUserID = &now, &actor
+	return nil
+}
+
+// MarkMerged records the merge at now: commit is the merge commit (nil
+// when the source reached the target outside the merge request) and
+// actor who merged, unless someone asked for the merge before. The lock
+// and any deferred merge are released.
+func (m *MergeRequest) MarkMerged(now time.Time, commit *string, actor int64) error {
+	if m.State == MRMerged {
+		return fmt.Errorf("merge a merged merge request: %w", ErrInvalidTransition)
+	}
+	m.State = MRMerged
+	m.MergeCommitSHA = commit
+	m.MergedAt = &now
+	m.LockedAt, m.InFlightSHA = nil, ""
+	m.MergeWhenPipelineSucceeds = false
+	m.MergeStatus = MergeCanBeMerged
+	if m.MergeUserID == nil {
+		m.MergeUserID = &actor
+	}
+	return nil
 }
 
 // wipPattern is GitLab's work-in-progress title prefix.

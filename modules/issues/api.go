@@ -1,15 +1,19 @@
 package issues
 
 import (
-	"strings"
 	"time"
 
-	"github.com/hearth-forge/hearth/core"
-	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/apijson"
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
-// createParams are POST /projects/:id/issues's parameters.
-type createParams struct {
+// Every input carries Invalid, what the handler found wrong while
+// decoding it: a use case reports it once the caller's access is known
+// (401, then 404, then 400), so outsiders learn nothing from validation.
+
+// CreateInput is POST /projects/:id/issues's parameters.
+type CreateInput struct {
 	Title        string     `param:"title,required"`
 	Description  string     `param:"description"`
 	AssigneeID   *int64     `param:"assignee_id"`
@@ -19,11 +23,12 @@ type createParams struct {
 	Confidential bool       `param:"confidential"`
 	DueDate      *string    `param:"due_date"`
 	CreatedAt    *time.Time `param:"created_at"`
+	Invalid      error
 }
 
-// updateParams are PUT /projects/:id/issues/:issue_iid's parameters; at
+// UpdateInput is PUT /projects/:id/issues/:issue_iid's parameters; at
 // least one must be given.
-type updateParams struct {
+type UpdateInput struct {
 	Title        *string   `param:"title"`
 	Description  *string   `param:"description"`
 	AssigneeID   *int64    `param:"assignee_id"`
@@ -33,46 +38,82 @@ type updateParams struct {
 	StateEvent   *string   `param:"state_event"`
 	DueDate      *string   `param:"due_date"`
 	Confidential *bool     `param:"confidential"`
+	Invalid      error
 }
 
-func (in updateParams) validate() error {
-	if in.Title == nil && in.Description == nil && in.AssigneeID == nil && in.AssigneeIDs == nil &&
-		in.MilestoneID == nil && in.Labels == nil && in.StateEvent == nil && in.DueDate == nil && in.Confidential == nil {
-		return &core.Error{Kind: core.ErrInvalid, Param: true,
-			Msg: "title, description, assignee_ids, assignee_id, milestone_id, labels, due_date, confidential, state_event are missing, at least one parameter must be provided"}
-	}
-	if in.StateEvent != nil && *in.StateEvent != "close" && *in.StateEvent != "reopen" {
-		return invalidValue("state_event")
-	}
-	return nil
+// ListInput is an issue list's filters and page.
+type ListInput struct {
+	issuable.ListParams
+	Search string `param:"search"`
+	issuable.PageInput
 }
 
-// assigneeOf is the one assignee asked for: assignee_ids (GitLab CE takes
-// at most one) wins over assignee_id; an empty list or 0 means none.
-func assigneeOf(id *int64, ids *[]int64) *int64 {
-	if ids != nil {
-		none := int64(0)
-		if len(*ids) == 0 {
-			return &none
-		}
-		return &(*ids)[0]
-	}
-	return id
+// MilestoneCreateInput is POST /projects/:id/milestones's parameters.
+type MilestoneCreateInput struct {
+	Title       string  `param:"title,required"`
+	Description string  `param:"description"`
+	DueDate     *string `param:"due_date"`
+	StartDate   *string `param:"start_date"`
+	Invalid     error
 }
 
-func invalidValue(name string) error {
-	return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: name + " does not have a valid value"}
+// MilestoneUpdateInput is PUT /projects/:id/milestones/:milestone_id's
+// parameters; at least one must be given.
+type MilestoneUpdateInput struct {
+	Title       *string `param:"title"`
+	Description *string `param:"description"`
+	DueDate     *string `param:"due_date"`
+	StartDate   *string `param:"start_date"`
+	StateEvent  *string `param:"state_event"`
+	Invalid     error
 }
 
-// parseDate reads an optional YYYY-MM-DD (or ISO 8601) date; "" clears it.
-func parseDate(name string, raw *string) (*time.Time, error) {
-	if raw == nil || strings.TrimSpace(*raw) == "" {
-		return nil, nil
-	}
-	t, err := httpx.ParseTime(*raw)
-	if err != nil {
-		return nil, core.InvalidParam(name)
-	}
-	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-	return &d, nil
+// MilestoneListInput is GET /projects/:id/milestones's filters and page.
+type MilestoneListInput struct {
+	IIDs   []int64 `param:"iids"`
+	State  string  `param:"state"`
+	Search string  `param:"search"`
+	issuable.PageInput
+}
+
+// LabelCreateInput is POST /projects/:id/labels's parameters.
+type LabelCreateInput struct {
+	Name        string `param:"name,required"`
+	Color       string `param:"color,required"`
+	Description string `param:"description"`
+	Invalid     error
+}
+
+// LabelUpdateInput is PUT /projects/:id/labels's parameters.
+type LabelUpdateInput struct {
+	Name        string  `param:"name,required"`
+	NewName     *string `param:"new_name"`
+	Color       *string `param:"color"`
+	Description *string `param:"description"`
+	Invalid     error
+}
+
+// LabelDeleteInput is DELETE /projects/:id/labels's parameters.
+type LabelDeleteInput struct {
+	Name    string `param:"name,required"`
+	Invalid error
+}
+
+// labelJSON is GitLab 9.x's label entity; counts are what the caller may
+// see.
+type labelJSON struct {
+	ID                     int64   `json:"id"`
+	Name                   string  `json:"name"`
+	Color                  string  `json:"color"`
+	Description            *string `json:"description"`
+	OpenIssuesCount        int     `json:"open_issues_count"`
+	ClosedIssuesCount      int     `json:"closed_issues_count"`
+	OpenMergeRequestsCount int     `json:"open_merge_requests_count"`
+	Priority               *int    `json:"priority"`
+	Subscribed             bool    `json:"subscribed"`
+}
+
+func newLabelJSON(l *domain.Label, c domain.LabelCounts) labelJSON {
+	return labelJSON{ID: l.ID, Name: l.Name, Color: l.Color, Description: apijson.NullString(l.Description),
+		OpenIssuesCount: c.OpenIssues, ClosedIssuesCount: c.ClosedIssues, OpenMergeRequestsCount: c.OpenMergeRequests}
 }

@@ -45,7 +45,7 @@ func TestConfidentialVisibility(t *testing.T) {
 				t.Errorf("%s: get %s", v.name, got.Raw)
 			}
 		} else {
-			s.expect(404, issueNotFound, "GET", issuePath(pid, 1, ""), v.token, nil)
+			s.ExpectBody(404, issueNotFound, "GET", issuePath(pid, 1, ""), v.token, nil)
 		}
 		want, count, open := "2", 1, 1
 		if v.sees {
@@ -80,10 +80,10 @@ func TestConfidentialVisibility(t *testing.T) {
 
 	// Hidden means hidden on every route.
 	for _, suffix := range []string{"/subscribe", "/unsubscribe", "/todo"} {
-		s.expect(404, issueNotFound, "POST", issuePath(pid, 1, suffix), gst.token, nil)
+		s.ExpectBody(404, issueNotFound, "POST", issuePath(pid, 1, suffix), gst.token, nil)
 	}
-	s.expect(404, issueNotFound, "PUT", issuePath(pid, 1, ""), gst.token, form("title", "x"))
-	s.expect(404, issueNotFound, "PUT", issuePath(pid, 1, ""), outsider.token, form("title", "x"))
+	s.ExpectBody(404, issueNotFound, "PUT", issuePath(pid, 1, ""), gst.token, form("title", "x"))
+	s.ExpectBody(404, issueNotFound, "PUT", issuePath(pid, 1, ""), outsider.token, form("title", "x"))
 
 	// Mentions reach only those who may see the issue.
 	todosOf := func(p person) int {

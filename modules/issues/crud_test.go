@@ -91,16 +91,16 @@ func TestCreateAndGet(t *testing.T) {
 		t.Errorf("admin's created_at: %s", old.Raw)
 	}
 
-	s.expect(400, `{"error":"title is missing"}`, "POST", issuesPath(pid), dev.token, form("description", "x"))
-	s.expect(400, `{"error":"title is missing"}`, "POST", issuesPath(pid), dev.token, form("title", "  "))
-	s.expect(400, `{"error":"due_date is invalid"}`, "POST", issuesPath(pid), dev.token, form("title", "T", "due_date", "soon"))
-	s.expect(404, milestoneMissing, "POST", issuesPath(pid), dev.token, form("title", "T", "milestone_id", "999"))
+	s.ExpectBody(400, `{"error":"title is missing"}`, "POST", issuesPath(pid), dev.token, form("description", "x"))
+	s.ExpectBody(400, `{"error":"title is missing"}`, "POST", issuesPath(pid), dev.token, form("title", "  "))
+	s.ExpectBody(400, `{"error":"due_date is invalid"}`, "POST", issuesPath(pid), dev.token, form("title", "T", "due_date", "soon"))
+	s.ExpectBody(404, milestoneMissing, "POST", issuesPath(pid), dev.token, form("title", "T", "milestone_id", "999"))
 	other := s.project("other", "private")
 	var foreign milestoneJSON
 	s.JSON(t, "POST", fmt.Sprintf("/projects/%d/milestones", other), s.RootToken, form("title", "v1"), 201, &foreign)
-	s.expect(404, milestoneMissing, "POST", issuesPath(pid), dev.token, form("title", "T", "milestone_id", fmt.Sprint(foreign.ID)))
-	s.expect(404, issueNotFound, "GET", issuePath(pid, 99, ""), dev.token, nil)
-	s.expect(404, issueNotFound, "GET", issuesPath(pid)+"/abc", dev.token, nil)
+	s.ExpectBody(404, milestoneMissing, "POST", issuesPath(pid), dev.token, form("title", "T", "milestone_id", fmt.Sprint(foreign.ID)))
+	s.ExpectBody(404, issueNotFound, "GET", issuePath(pid, 99, ""), dev.token, nil)
+	s.ExpectBody(404, issueNotFound, "GET", issuesPath(pid)+"/abc", dev.token, nil)
 	if list, _ := s.list(dev.token, issuesPath(pid)); len(list) != 2 {
 		t.Errorf("refused creates stored issues: %v", iids(list))
 	}
@@ -173,13 +173,13 @@ func TestUpdate(t *testing.T) {
 	if mine.Title != "Guest title" || len(mine.Labels) != 0 || mine.Assignee != nil {
 		t.Fatalf("guest author update: %s", mine.Raw)
 	}
-	s.expect(403, forbidden, "PUT", issuePath(pid, 1, ""), gst2.token, form("title", "Not mine"))
-	s.expect(400, `{"error":"title, description, assignee_ids, assignee_id, milestone_id, labels, due_date, confidential, state_event are missing, at least one parameter must be provided"}`,
+	s.ExpectBody(403, forbidden, "PUT", issuePath(pid, 1, ""), gst2.token, form("title", "Not mine"))
+	s.ExpectBody(400, `{"error":"title, description, assignee_ids, assignee_id, milestone_id, labels, due_date, confidential, state_event are missing, at least one parameter must be provided"}`,
 		"PUT", issuePath(pid, 1, ""), dev.token, form("foo", "bar"))
-	s.expect(400, `{"error":"state_event does not have a valid value"}`, "PUT", issuePath(pid, 1, ""), dev.token, form("state_event", "merge"))
-	s.expect(400, `{"message":{"title":["can't be blank"]}}`, "PUT", issuePath(pid, 1, ""), dev.token, form("title", " "))
-	s.expect(404, milestoneMissing, "PUT", issuePath(pid, 1, ""), dev.token, form("milestone_id", "999"))
-	s.expect(404, issueNotFound, "PUT", issuePath(pid, 7, ""), dev.token, form("title", "x"))
+	s.ExpectBody(400, `{"error":"state_event does not have a valid value"}`, "PUT", issuePath(pid, 1, ""), dev.token, form("state_event", "merge"))
+	s.ExpectBody(400, `{"message":{"title":["can't be blank"]}}`, "PUT", issuePath(pid, 1, ""), dev.token, form("title", " "))
+	s.ExpectBody(404, milestoneMissing, "PUT", issuePath(pid, 1, ""), dev.token, form("milestone_id", "999"))
+	s.ExpectBody(404, issueNotFound, "PUT", issuePath(pid, 7, ""), dev.token, form("title", "x"))
 	if got := s.get(dev.token, pid, 1); got.Title != "Guest title" {
 		t.Errorf("refused updates changed the issue: %s", got.Raw)
 	}
@@ -199,12 +199,12 @@ func TestDelete(t *testing.T) {
 	s.update(dev.token, pid, 1, "title", "Doomed indeed")
 	s.issueCall(201, "POST", issuePath(pid, 1, "/unsubscribe"), mst.token, nil) // an explicit choice, stored
 
-	s.expect(401, unauthorized, "DELETE", issuePath(pid, 1, ""), "", nil)
-	s.expect(403, forbidden, "DELETE", issuePath(pid, 1, ""), dev.token, nil)
-	s.expect(403, forbidden, "DELETE", issuePath(pid, 1, ""), mst.token, nil)
-	s.expect(204, "", "DELETE", issuePath(pid, 1, ""), s.RootToken, nil)
-	s.expect(404, issueNotFound, "GET", issuePath(pid, 1, ""), dev.token, nil)
-	s.expect(404, issueNotFound, "DELETE", issuePath(pid, 1, ""), s.RootToken, nil)
+	s.ExpectBody(401, unauthorized, "DELETE", issuePath(pid, 1, ""), "", nil)
+	s.ExpectBody(403, forbidden, "DELETE", issuePath(pid, 1, ""), dev.token, nil)
+	s.ExpectBody(403, forbidden, "DELETE", issuePath(pid, 1, ""), mst.token, nil)
+	s.Expect(204, "DELETE", issuePath(pid, 1, ""), s.RootToken, nil)
+	s.ExpectBody(404, issueNotFound, "GET", issuePath(pid, 1, ""), dev.token, nil)
+	s.ExpectBody(404, issueNotFound, "DELETE", issuePath(pid, 1, ""), s.RootToken, nil)
 
 	if notes := s.systemNotes(is.ID); len(notes) != 0 {
 		t.Errorf("notes left: %v", notes)

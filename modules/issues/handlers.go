@@ -2,182 +2,134 @@ package issues
 
 import (
 	"net/http"
+	"strconv"
 
-	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/issuable"
 )
 
-// handlers decode, call the service and render.
-type handlers struct{ s *Service }
-
-func (h handlers) routes() []httpx.Route {
-	const base = "/projects/{id}/issues"
-	const one = base + "/{issue_iid}"
-	const milestones = "/projects/{id}/milestones"
-	const milestone = milestones + "/{milestone_id}"
-	const labels = "/projects/{id}/labels"
-	return []httpx.Route{
-		{Method: http.MethodGet, Pattern: "/issues", Handle: h.listAll},
-		{Method: http.MethodGet, Pattern: base, Handle: h.list},
-		{Method: http.MethodPost, Pattern: base, Handle: h.create},
-		{Method: http.MethodGet, Pattern: one, Handle: h.get},
-		{Method: http.MethodPut, Pattern: one, Handle: h.update},
-		{Method: http.MethodDelete, Pattern: one, Handle: h.delete},
-		{Method: http.MethodPost, Pattern: one + "/subscribe", Handle: h.subscribe},
-		{Method: http.MethodPost, Pattern: one + "/unsubscribe", Handle: h.unsubscribe},
-		{Method: http.MethodPost, Pattern: one + "/todo", Handle: h.todo},
-
-		{Method: http.MethodGet, Pattern: milestones, Handle: h.listMilestones},
-		{Method: http.MethodPost, Pattern: milestones, Handle: h.createMilestone},
-		{Method: http.MethodGet, Pattern: milestone, Handle: h.getMilestone},
-		{Method: http.MethodPut, Pattern: milestone, Handle: h.updateMilestone},
-		{Method: http.MethodDelete, Pattern: milestone, Handle: h.deleteMilestone},
-		{Method: http.MethodGet, Pattern: milestone + "/issues", Handle: h.milestoneIssues},
-		{Method: http.MethodGet, Pattern: milestone + "/merge_requests", Handle: h.milestoneMergeRequests},
-
-		{Method: http.MethodGet, Pattern: labels, Handle: h.listLabels},
-		{Method: http.MethodPost, Pattern: labels, Handle: h.createLabel},
-		{Method: http.MethodPut, Pattern: labels, Handle: h.updateLabel},
-		{Method: http.MethodDelete, Pattern: labels, Handle: h.deleteLabel},
-	}
-}
-
-// loaded resolves the project for a write (401, then 404) and loads
-// {issue_iid} if the caller may see it.
-func (h handlers) loaded(r *http.Request) (target, *domain.Issue, error) {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return t, nil, err
-	}
-	is, err := h.s.load(r, t)
-	return t, is, err
-}
-
-// reply renders an issue with status.
-func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, is *domain.Issue) error {
-	out, err := h.s.render(r, is)
-	if err != nil {
-		return err
-	}
-	return httpx.JSON(w, status, out)
+// handlers decode a request, call one use case and render its result.
+// Parameter problems travel in the input (Invalid) for the use case to
+// report once the caller's access is known.
+type handlers struct {
+	s      *Service
+	issues *apijson.IssuePresenter
+	mrs    *apijson.MergeRequestPresenter
+	todos  *apijson.TodoPresenter
 }
 
 // GET /projects/:id/issues/:issue_iid
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.project(r)
-	if err != nil {
-		return err
-	}
-	is, err := h.s.load(r, t)
-	if err != nil {
-		return err
-	}
-	return h.reply(w, r, http.StatusOK, is)
+	is, err := h.s.Get(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"))
+	return h.reply(w, r, http.StatusOK, is, err)
 }
 
 // POST /projects/:id/issues
 func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return err
-	}
-	var in createParams
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	is, err := h.s.create(r.Context(), t, in)
-	if err != nil {
-		return err
-	}
-	return h.reply(w, r, http.StatusCreated, is)
+	var in CreateInput
+	in.Invalid = httpx.Decode(r, &in)
+	is, err := h.s.Create(r.Context(), httpx.CallerOf(r), refOf(r), in)
+	return h.reply(w, r, http.StatusCreated, is, err)
 }
 
 // PUT /projects/:id/issues/:issue_iid
 func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return err
-	}
-	var in updateParams
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	if err := in.validate(); err != nil {
-		return err
-	}
-	is, err := h.s.load(r, t)
-	if err != nil {
-		return err
-	}
-	if !t.canUpdate(is) {
-		return core.Forbidden("")
-	}
-	if is, err = h.s.update(r.Context(), t, is, in); err != nil {
-		return err
-	}
-	return h.reply(w, r, http.StatusOK, is)
+	var in UpdateInput
+	in.Invalid = httpx.Decode(r, &in)
+	is, err := h.s.Update(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"), in)
+	return h.reply(w, r, http.StatusOK, is, err)
 }
 
-// DELETE /projects/:id/issues/:issue_iid: owners and administrators.
+// DELETE /projects/:id/issues/:issue_iid
 func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
-	t, is, err := h.loaded(r)
-	if err != nil {
-		return err
-	}
-	if !t.rights.AtLeast(domain.Owner) {
-		return core.Forbidden("")
-	}
-	if err := h.s.delete(r.Context(), is); err != nil {
+	if err := h.s.Delete(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid")); err != nil {
 		return err
 	}
 	return httpx.NoContent(w)
 }
 
 // POST .../subscribe and .../unsubscribe: 304 when nothing changes.
-func (h handlers) subscribe(w http.ResponseWriter, r *http.Request) error {
-	return h.setSubscription(w, r, true)
-}
-
-func (h handlers) unsubscribe(w http.ResponseWriter, r *http.Request) error {
-	return h.setSubscription(w, r, false)
-}
-
-func (h handlers) setSubscription(w http.ResponseWriter, r *http.Request, want bool) error {
-	t, is, err := h.loaded(r)
-	if err != nil {
-		return err
+func (h handlers) subscribe(want bool) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		is, err := h.s.Subscribe(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"), want)
+		return h.reply(w, r, http.StatusCreated, is, err)
 	}
-	changed, err := issuable.Subscribe(r.Context(), h.s.p.Subscriptions, subject(is), is.AuthorID, is.AssigneeID,
-		t.caller.UserID(), want)
-	if err != nil {
-		return err
-	}
-	if !changed {
-		return &core.Error{Kind: core.ErrNotModified}
-	}
-	return h.reply(w, r, http.StatusCreated, is)
 }
 
 // POST .../todo: a "marked" todo for the caller; 304 when one is pending.
 func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
-	t, is, err := h.loaded(r)
+	td, err := h.s.MarkTodo(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"))
 	if err != nil {
 		return err
 	}
-	uid := t.caller.UserID()
-	td, created, err := issuable.AddTodo(r.Context(), h.s.p.Todos, subject(is), is.ProjectID, uid, uid, domain.TodoMarked,
-		is.Title, h.s.now())
-	if err != nil {
-		return err
-	}
-	if !created {
-		return &core.Error{Kind: core.ErrNotModified}
-	}
-	out, err := h.s.p.TodoPresenter.Todos(r.Context(), t.caller, []domain.Todo{*td})
+	out, err := h.todos.Todos(r.Context(), httpx.CallerOf(r), []domain.Todo{*td})
 	if err != nil {
 		return err
 	}
 	return httpx.Created(w, out[0])
+}
+
+// GET /projects/:id/issues
+func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
+	in := decodeList(r)
+	list, total, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
+	return h.replyList(w, r, list, total, in.Page, err)
+}
+
+// GET /issues
+func (h handlers) listAll(w http.ResponseWriter, r *http.Request) error {
+	in := decodeList(r)
+	list, total, err := h.s.ListAll(r.Context(), httpx.CallerOf(r), in)
+	return h.replyList(w, r, list, total, in.Page, err)
+}
+
+func decodeList(r *http.Request) ListInput {
+	var in ListInput
+	pg, pgErr := httpx.PageOf(r)
+	in.Page, in.Invalid = pg, issuable.FirstError(httpx.Decode(r, &in.ListParams), httpx.Decode(r, &in), pgErr)
+	return in
+}
+
+// reply renders the issue a use case returned, with status.
+func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, is *domain.Issue, err error) error {
+	if err != nil {
+		return err
+	}
+	out, err := h.issues.One(r.Context(), httpx.CallerOf(r), is)
+	if err != nil {
+		return err
+	}
+	return httpx.JSON(w, status, out)
+}
+
+// replyList renders a page of issues.
+func (h handlers) replyList(w http.ResponseWriter, r *http.Request, list []domain.Issue, total int, pg domain.Page, err error) error {
+	if err != nil {
+		return err
+	}
+	out, err := h.issues.Render(r.Context(), httpx.CallerOf(r), list)
+	if err != nil {
+		return err
+	}
+	return httpx.Paginated(w, r, out, total, pg)
+}
+
+// refOf reads {id}; the zero reference when the path names no project
+// (the use case's 400, after any 401).
+func refOf(r *http.Request) domain.IDOrPath {
+	ref, _ := httpx.RefParam(r, "id")
+	return ref
+}
+
+// pathID reads a positive number in canonical form from the path; 0,
+// which names nothing (the use case's 404), otherwise.
+func pathID(r *http.Request, name string) int64 {
+	raw, _ := httpx.PathParam(r, name)
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n <= 0 || strconv.FormatInt(n, 10) != raw {
+		return 0
+	}
+	return n
 }

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/fx"
 
@@ -19,9 +16,9 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// wiring is what the tests add to the app: nothing since the app lists
-// the module (kept so a test can add options in one place).
-func wiring() apptest.Option { return apptest.With() }
+// The tests drive the real app over HTTP with the shared client
+// (apptest.Client); what follows are the issue tracker's own seeding and
+// reading helpers on top of it.
 
 // Access levels as the members API takes them.
 const (
@@ -40,10 +37,13 @@ const (
 	milestoneMissing = `{"message":"404 Milestone Not Found"}`
 )
 
-// server is a running Hearth with the issues module, the note store and
-// a record of the issue and milestone events published.
+var form = apptest.Form
+
+// server is a running Hearth with the note store and a record of the
+// issue and milestone events published.
 type server struct {
 	*apptest.Server
+	*apptest.Client
 	t     *testing.T
 	notes ports.NoteStore
 
@@ -54,7 +54,7 @@ type server struct {
 func newServer(t *testing.T, opts ...apptest.Option) *server {
 	t.Helper()
 	s := &server{t: t}
-	opts = append(opts, wiring(), apptest.With(fx.Populate(&s.notes), fx.Invoke(func(bus ports.EventBus) {
+	opts = append(opts, apptest.With(fx.Populate(&s.notes), fx.Invoke(func(bus ports.EventBus) {
 		bus.SubscribeTx(domain.IssueEvent{}.EventName(), func(_ context.Context, ev domain.BusEvent) error {
 			e := ev.(domain.IssueEvent)
 			s.record(fmt.Sprintf("issue %d %s by %d", e.Issue.IID, e.Action, e.Actor))
@@ -67,6 +67,7 @@ func newServer(t *testing.T, opts ...apptest.Option) *server {
 		})
 	})))
 	s.Server = apptest.New(t, opts...)
+	s.Client = s.Server.Client(t)
 	return s
 }
 
@@ -92,32 +93,24 @@ type person struct {
 	token string
 }
 
-// person creates a user (external when asked) and a personal token.
+// person creates a user (with more POST /users fields, e.g. external)
+// and an api token for it.
 func (s *server) person(name string, extra ...string) person {
 	s.t.Helper()
-	var u struct{ ID int64 }
-	s.JSON(s.t, "POST", "/users", s.RootToken, form(append([]string{"username", name, "email", name + "@example.com",
-		"name", "User " + name, "password", "secret-" + name + "-pw", "skip_confirmation", "true"}, extra...)...), 201, &u)
-	_, secret, err := s.Users.CreatePersonalToken(context.Background(), nil, u.ID, "tests", []string{"api"}, nil)
-	if err != nil {
-		s.t.Fatalf("token of %s: %v", name, err)
-	}
-	return person{id: u.ID, name: name, token: secret}
+	id, token := s.User(name, extra...)
+	return person{id: id, name: name, token: token}
 }
 
 // project creates a project as root (path root/<name>).
 func (s *server) project(name, visibility string, extra ...string) int64 {
 	s.t.Helper()
-	var p struct{ ID int64 }
-	s.JSON(s.t, "POST", "/projects", s.RootToken, form(append([]string{"name", name, "visibility", visibility}, extra...)...), 201, &p)
-	return p.ID
+	return apptest.ID(s.Project(s.RootToken, append([]string{"name", name, "visibility", visibility}, extra...)...))
 }
 
 // member adds p to a project with level.
 func (s *server) member(projectID int64, p person, level int) {
 	s.t.Helper()
-	s.JSON(s.t, "POST", fmt.Sprintf("/projects/%d/members", projectID), s.RootToken,
-		form("user_id", fmt.Sprint(p.id), "access_level", fmt.Sprint(level)), 201, nil)
+	s.AddMember("projects", projectID, p.id, level)
 }
 
 // issueJSON is the issue entity as the tests read it.
@@ -170,45 +163,21 @@ func issuePath(projectID, iid int64, suffix string) string {
 	return fmt.Sprintf("/projects/%d/issues/%d%s", projectID, iid, suffix)
 }
 
-// form builds url.Values from key, value pairs.
-func form(kv ...string) url.Values {
-	v := url.Values{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		v.Add(kv[i], kv[i+1])
-	}
-	return v
-}
-
-// expect sends a request, checks the status and, when want is not empty,
-// that the body equals want (as JSON).
-func (s *server) expect(status int, want, method, path, token string, body any) []byte {
-	s.t.Helper()
-	resp, data := s.Do(s.t, method, path, token, body)
-	if resp.StatusCode != status {
-		s.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, resp.StatusCode, status, data)
-	}
-	if want != "" && !jsonEqual(data, []byte(want)) {
-		s.t.Fatalf("%s %s: body %s, want %s", method, path, data, want)
-	}
-	return data
-}
-
 // expectEmpty checks a status with no body (304).
 func (s *server) expectEmpty(status int, method, path, token string, body any) {
 	s.t.Helper()
-	resp, data := s.Do(s.t, method, path, token, body)
-	if resp.StatusCode != status || len(data) != 0 {
-		s.t.Fatalf("%s %s: status %d body %q, want %d with an empty body", method, path, resp.StatusCode, data, status)
+	if r := s.Expect(status, method, path, token, body); len(r.Body) != 0 {
+		s.t.Fatalf("%s %s: body %q, want an empty body", method, path, r.Body)
 	}
 }
 
 // issueCall sends a request expecting status and an issue back.
 func (s *server) issueCall(status int, method, path, token string, body any) issueJSON {
 	s.t.Helper()
-	data := s.expect(status, "", method, path, token, body)
+	r := s.Expect(status, method, path, token, body)
 	var is issueJSON
-	decode(s.t, data, &is)
-	is.Raw = data
+	r.Decode(s.t, &is)
+	is.Raw = r.Body
 	return is
 }
 
@@ -230,16 +199,14 @@ func (s *server) get(token string, projectID, iid int64) issueJSON {
 	return s.issueCall(200, "GET", issuePath(projectID, iid, ""), token, nil)
 }
 
-// list reads an issue list expecting 200.
-func (s *server) list(token, path string) ([]issueJSON, *http.Response) {
+// list reads an issue list expecting 200; the reply carries the
+// pagination headers.
+func (s *server) list(token, path string) ([]issueJSON, apptest.Reply) {
 	s.t.Helper()
-	resp, data := s.Do(s.t, "GET", path, token, nil)
-	if resp.StatusCode != 200 {
-		s.t.Fatalf("GET %s: status %d; body %s", path, resp.StatusCode, data)
-	}
+	r := s.Expect(200, "GET", path, token, nil)
 	var out []issueJSON
-	decode(s.t, data, &out)
-	return out, resp
+	r.Decode(s.t, &out)
+	return out, r
 }
 
 // listIIDs is list's iids, in order.
@@ -267,38 +234,10 @@ func (s *server) systemNotes(issueID int64) []string {
 	return out
 }
 
-// eventually polls cond for up to five seconds.
-func (s *server) eventually(what string, cond func() (bool, string)) {
-	s.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%s: not within 5s; last: %s", what, state)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return string(a) == string(b)
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
-}
-
 // decode is json.Unmarshal failing the test.
 func decode(t *testing.T, data []byte, out any) {
 	t.Helper()
-	if err := json.Unmarshal(data, out); err != nil {
-		t.Fatalf("decode %s: %v", data, err)
-	}
+	apptest.Reply{Body: data}.Decode(t, out)
 }
 
 // keys lists the keys of a JSON object, sorted.
@@ -342,8 +281,8 @@ func str(p *string) string {
 // feature through the files API, as root.
 func (s *server) branches(projectID int64) {
 	s.t.Helper()
-	s.JSON(s.t, "POST", fmt.Sprintf("/projects/%d/repository/files/README.md", projectID), s.RootToken,
-		form("branch", "master", "content", "hello\n", "commit_message", "Add README"), 201, nil)
-	s.JSON(s.t, "POST", fmt.Sprintf("/projects/%d/repository/files/feature.txt", projectID), s.RootToken,
-		form("branch", "feature", "start_branch", "master", "content", "feature\n", "commit_message", "Add feature"), 201, nil)
+	s.Expect(201, "POST", fmt.Sprintf("/projects/%d/repository/files/README.md", projectID), s.RootToken,
+		form("branch", "master", "content", "hello\n", "commit_message", "Add README"))
+	s.Expect(201, "POST", fmt.Sprintf("/projects/%d/repository/files/feature.txt", projectID), s.RootToken,
+		form("branch", "feature", "start_branch", "master", "content", "feature\n", "commit_message", "Add feature"))
 }

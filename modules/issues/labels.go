@@ -4,164 +4,82 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/hearth-forge/hearth/core"
-	"github.com/hearth-forge/hearth/core/apijson"
+	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
-	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
-// labelJSON is GitLab 9.x's label entity; counts are what the caller may
-// see.
-type labelJSON struct {
-	ID                     int64   `json:"id"`
-	Name                   string  `json:"name"`
-	Color                  string  `json:"color"`
-	Description            *string `json:"description"`
-	OpenIssuesCount        int     `json:"open_issues_count"`
-	ClosedIssuesCount      int     `json:"closed_issues_count"`
-	OpenMergeRequestsCount int     `json:"open_merge_requests_count"`
-	Priority               *int    `json:"priority"`
-	Subscribed             bool    `json:"subscribed"`
+// Labels are read by whoever reads the project and written by reporters
+// and up (admin_label, as AdminIssue). Their counts are what the caller
+// may see.
+
+// LabelPage is one page of a project's labels with the counts the caller
+// sees, and the total.
+type LabelPage struct {
+	Labels []domain.Label
+	Counts map[string]domain.LabelCounts
+	Total  int
 }
 
-func newLabelJSON(l *domain.Label, c domain.LabelCounts) labelJSON {
-	return labelJSON{ID: l.ID, Name: l.Name, Color: l.Color, Description: apijson.NullString(l.Description),
-		OpenIssuesCount: c.OpenIssues, ClosedIssuesCount: c.ClosedIssues, OpenMergeRequestsCount: c.OpenMergeRequests}
-}
-
-type labelCreateParams struct {
-	Name        string `param:"name,required"`
-	Color       string `param:"color,required"`
-	Description string `param:"description"`
-}
-
-type labelUpdateParams struct {
-	Name        string  `param:"name,required"`
-	NewName     *string `param:"new_name"`
-	Color       *string `param:"color"`
-	Description *string `param:"description"`
-}
-
-type labelDeleteParams struct {
-	Name string `param:"name,required"`
-}
-
-// colorPattern is GitLab 9.x's ColorValidator.
-var colorPattern = regexp.MustCompile(`\A#(?:[0-9A-Fa-f]{3}){1,2}\z`)
-
-// checkLabel is the model's validation of a label.
-func checkLabel(l *domain.Label) error {
-	fields := map[string][]string{}
-	if !colorPattern.MatchString(l.Color) {
-		fields["color"] = []string{"must be a valid color code"}
-	}
-	switch {
-	case l.Name == "":
-		fields["title"] = []string{"can't be blank"}
-	case strings.Contains(l.Name, ","):
-		fields["title"] = []string{"is invalid"}
-	}
-	if len(fields) > 0 {
-		return core.Validation(fields)
-	}
-	return nil
-}
-
-// labelError gives store errors GitLab's label messages.
-func labelError(err error, doing string) error {
-	if errors.Is(err, core.ErrConflict) {
-		return core.Conflict("Label already exists")
-	}
-	return notFound(err, "Label", doing)
-}
-
-// counts are the label counts the caller may see in the project.
-func (s *Service) counts(ctx context.Context, t target) (map[string]domain.LabelCounts, error) {
-	c, err := s.p.Labels.Counts(ctx, t.project.ID, t.viewer())
+// ListLabels is one page of the project's labels, sorted by name.
+func (s *Service) ListLabels(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in issuable.PageInput) (LabelPage, error) {
+	t, err := issuable.Resolve(ctx, s.p.Policy, caller, ref)
 	if err != nil {
-		return nil, fmt.Errorf("count labels: %w", err)
+		return LabelPage{}, err
 	}
-	return c, nil
+	if in.Invalid != nil {
+		return LabelPage{}, in.Invalid
+	}
+	labels, err := s.p.Labels.List(ctx, t.Project.ID)
+	if err != nil {
+		return LabelPage{}, fmt.Errorf("list labels: %w", err)
+	}
+	c, err := s.counts(ctx, t)
+	if err != nil {
+		return LabelPage{}, err
+	}
+	return LabelPage{Labels: issuable.PageOf(labels, in.Page), Counts: c, Total: len(labels)}, nil
 }
 
-// labelReply renders one label with its counts.
-func (h handlers) labelReply(w http.ResponseWriter, r *http.Request, t target, status int, l *domain.Label) error {
-	c, err := h.s.counts(r.Context(), t)
+// CreateLabel adds a label to the project; it returns the label and its
+// counts.
+func (s *Service) CreateLabel(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in LabelCreateInput) (*domain.Label, domain.LabelCounts, error) {
+	t, err := s.admin(ctx, caller, ref)
 	if err != nil {
-		return err
+		return nil, domain.LabelCounts{}, err
 	}
-	return httpx.JSON(w, status, newLabelJSON(l, c[l.Name]))
-}
-
-// GET /projects/:id/labels
-func (h handlers) listLabels(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.resolve(r)
-	if err != nil {
-		return err
+	if in.Invalid != nil {
+		return nil, domain.LabelCounts{}, in.Invalid
 	}
-	pg, err := httpx.PageOf(r)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	labels, err := h.s.p.Labels.List(ctx, t.project.ID)
-	if err != nil {
-		return fmt.Errorf("list labels: %w", err)
-	}
-	c, err := h.s.counts(ctx, t)
-	if err != nil {
-		return err
-	}
-	from := min(pg.Offset(), len(labels))
-	to := min(from+pg.PerPage, len(labels))
-	out := make([]labelJSON, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, newLabelJSON(&labels[i], c[labels[i].Name]))
-	}
-	return httpx.Paginated(w, r, out, len(labels), pg)
-}
-
-// POST /projects/:id/labels
-func (h handlers) createLabel(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.adminTarget(r)
-	if err != nil {
-		return err
-	}
-	var in labelCreateParams
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	l := &domain.Label{ProjectID: t.project.ID, Name: strings.TrimSpace(in.Name), Color: strings.TrimSpace(in.Color),
-		Description: in.Description, CreatedAt: h.s.now(), UpdatedAt: h.s.now()}
+	l := &domain.Label{ProjectID: t.Project.ID, Name: strings.TrimSpace(in.Name), Color: strings.TrimSpace(in.Color),
+		Description: in.Description, CreatedAt: s.now(), UpdatedAt: s.now()}
 	if err := checkLabel(l); err != nil {
-		return err
+		return nil, domain.LabelCounts{}, err
 	}
-	if err := h.s.p.Labels.Create(r.Context(), l); err != nil {
-		return labelError(err, "create label")
+	if err := s.p.Labels.Create(ctx, l); err != nil {
+		return nil, domain.LabelCounts{}, labelError(err, "create label")
 	}
-	return h.labelReply(w, r, t, http.StatusCreated, l)
+	return s.withCounts(ctx, t, l)
 }
 
-// PUT /projects/:id/labels: renames carry over to issues and merge
-// requests (the store does it).
-func (h handlers) updateLabel(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.adminTarget(r)
+// UpdateLabel renames, recolors or redescribes a label; a rename carries
+// over to issues and merge requests (the store does it).
+func (s *Service) UpdateLabel(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in LabelUpdateInput) (*domain.Label, domain.LabelCounts, error) {
+	t, err := s.admin(ctx, caller, ref)
 	if err != nil {
-		return err
+		return nil, domain.LabelCounts{}, err
 	}
-	var in labelUpdateParams
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
+	if in.Invalid != nil {
+		return nil, domain.LabelCounts{}, in.Invalid
 	}
 	if in.NewName == nil && in.Color == nil && in.Description == nil {
-		return &core.Error{Kind: core.ErrInvalid, Param: true,
+		return nil, domain.LabelCounts{}, &core.Error{Kind: core.ErrInvalid, Param: true,
 			Msg: "new_name, color, description are missing, at least one parameter must be provided"}
 	}
-	l, err := h.s.p.Labels.Update(r.Context(), t.project.ID, strings.TrimSpace(in.Name), func(l *domain.Label) error {
+	l, err := s.p.Labels.Update(ctx, t.Project.ID, strings.TrimSpace(in.Name), func(l *domain.Label) error {
 		if in.NewName != nil {
 			l.Name = strings.TrimSpace(*in.NewName)
 		}
@@ -171,27 +89,52 @@ func (h handlers) updateLabel(w http.ResponseWriter, r *http.Request) error {
 		if in.Description != nil {
 			l.Description = *in.Description
 		}
-		l.UpdatedAt = h.s.now()
+		l.UpdatedAt = s.now()
 		return checkLabel(l)
 	})
 	if err != nil {
-		return labelError(err, "update label")
+		return nil, domain.LabelCounts{}, labelError(err, "update label")
 	}
-	return h.labelReply(w, r, t, http.StatusOK, l)
+	return s.withCounts(ctx, t, l)
 }
 
-// DELETE /projects/:id/labels
-func (h handlers) deleteLabel(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.adminTarget(r)
+// DeleteLabel removes a label from the project, its issues and merge
+// requests.
+func (s *Service) DeleteLabel(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in LabelDeleteInput) error {
+	t, err := s.admin(ctx, caller, ref)
 	if err != nil {
 		return err
 	}
-	var in labelDeleteParams
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
+	if in.Invalid != nil {
+		return in.Invalid
 	}
-	if err := h.s.p.Labels.Delete(r.Context(), t.project.ID, strings.TrimSpace(in.Name)); err != nil {
+	if err := s.p.Labels.Delete(ctx, t.Project.ID, strings.TrimSpace(in.Name)); err != nil {
 		return labelError(err, "delete label")
 	}
-	return httpx.NoContent(w)
+	return nil
+}
+
+// counts are the label counts the caller may see in the project.
+func (s *Service) counts(ctx context.Context, t access.Target) (map[string]domain.LabelCounts, error) {
+	c, err := s.p.Labels.Counts(ctx, t.Project.ID, t.IssueViewer())
+	if err != nil {
+		return nil, fmt.Errorf("count labels: %w", err)
+	}
+	return c, nil
+}
+
+func (s *Service) withCounts(ctx context.Context, t access.Target, l *domain.Label) (*domain.Label, domain.LabelCounts, error) {
+	c, err := s.counts(ctx, t)
+	if err != nil {
+		return nil, domain.LabelCounts{}, err
+	}
+	return l, c[l.Name], nil
+}
+
+// labelError gives store errors GitLab's label messages.
+func labelError(err error, doing string) error {
+	if errors.Is(err, core.ErrConflict) {
+		return core.Conflict("Label already exists")
+	}
+	return issuable.StoreErr(err, "Label", doing)
 }

@@ -34,7 +34,7 @@ func TestLabels(t *testing.T) {
 	s.member(pid, gst, guest)
 	path := labelsPath(pid)
 
-	data := s.expect(201, "", "POST", path, rep.token, form("name", "bug", "color", "#FF0000", "description", "Broken"))
+	data := s.Expect(201, "POST", path, rep.token, form("name", "bug", "color", "#FF0000", "description", "Broken")).Body
 	if got := strings.Join(keys(t, data), ","); got != labelKeys {
 		t.Errorf("keys %s, want %s", got, labelKeys)
 	}
@@ -50,16 +50,16 @@ func TestLabels(t *testing.T) {
 		t.Errorf("3-digit color, no description: %+v", short)
 	}
 
-	s.expect(409, `{"message":"Label already exists"}`, "POST", path, rep.token, form("name", "bug", "color", "#000000"))
-	s.expect(400, `{"message":{"color":["must be a valid color code"]}}`, "POST", path, rep.token, form("name", "x", "color", "red"))
-	s.expect(400, `{"message":{"color":["must be a valid color code"]}}`, "POST", path, rep.token, form("name", "x", "color", "#12345"))
-	s.expect(400, `{"error":"color is missing"}`, "POST", path, rep.token, form("name", "x"))
-	s.expect(400, `{"error":"name is missing"}`, "POST", path, rep.token, form("color", "#000000"))
-	s.expect(400, `{"message":{"title":["is invalid"]}}`, "POST", path, rep.token, form("name", "a,b", "color", "#000000"))
-	s.expect(401, unauthorized, "POST", path, "", form("name", "x", "color", "#000000"))
-	s.expect(403, forbidden, "POST", path, gst.token, form("name", "x", "color", "#000000"))
-	s.expect(404, projectNotFound, "POST", path, outsider.token, form("name", "x", "color", "#000000"))
-	s.expect(404, projectNotFound, "GET", path, outsider.token, nil)
+	s.ExpectBody(409, `{"message":"Label already exists"}`, "POST", path, rep.token, form("name", "bug", "color", "#000000"))
+	s.ExpectBody(400, `{"message":{"color":["must be a valid color code"]}}`, "POST", path, rep.token, form("name", "x", "color", "red"))
+	s.ExpectBody(400, `{"message":{"color":["must be a valid color code"]}}`, "POST", path, rep.token, form("name", "x", "color", "#12345"))
+	s.ExpectBody(400, `{"error":"color is missing"}`, "POST", path, rep.token, form("name", "x"))
+	s.ExpectBody(400, `{"error":"name is missing"}`, "POST", path, rep.token, form("color", "#000000"))
+	s.ExpectBody(400, `{"message":{"title":["is invalid"]}}`, "POST", path, rep.token, form("name", "a,b", "color", "#000000"))
+	s.ExpectBody(401, unauthorized, "POST", path, "", form("name", "x", "color", "#000000"))
+	s.ExpectBody(403, forbidden, "POST", path, gst.token, form("name", "x", "color", "#000000"))
+	s.ExpectBody(404, projectNotFound, "POST", path, outsider.token, form("name", "x", "color", "#000000"))
+	s.ExpectBody(404, projectNotFound, "GET", path, outsider.token, nil)
 
 	// Counts: open (reopened included) and closed issues, open merge requests.
 	s.create(dev.token, pid, "One", "labels", "bug")
@@ -99,18 +99,18 @@ func TestLabels(t *testing.T) {
 	if got := join(s.listIIDs(dev.token, issuesPath(pid)+"?labels=defect&state=all")); got != "3,2,1" {
 		t.Errorf("filter by the new name: %s", got)
 	}
-	s.expect(409, `{"message":"Label already exists"}`, "PUT", path, rep.token, form("name", "defect", "new_name", "ui"))
-	s.expect(404, `{"message":"404 Label Not Found"}`, "PUT", path, rep.token, form("name", "bug", "color", "#000000"))
-	s.expect(400, `{"message":{"color":["must be a valid color code"]}}`, "PUT", path, rep.token, form("name", "defect", "color", "green"))
-	s.expect(400, `{"error":"new_name, color, description are missing, at least one parameter must be provided"}`,
+	s.ExpectBody(409, `{"message":"Label already exists"}`, "PUT", path, rep.token, form("name", "defect", "new_name", "ui"))
+	s.ExpectBody(404, `{"message":"404 Label Not Found"}`, "PUT", path, rep.token, form("name", "bug", "color", "#000000"))
+	s.ExpectBody(400, `{"message":{"color":["must be a valid color code"]}}`, "PUT", path, rep.token, form("name", "defect", "color", "green"))
+	s.ExpectBody(400, `{"error":"new_name, color, description are missing, at least one parameter must be provided"}`,
 		"PUT", path, rep.token, form("name", "defect"))
-	s.expect(403, forbidden, "PUT", path, gst.token, form("name", "defect", "color", "#000000"))
+	s.ExpectBody(403, forbidden, "PUT", path, gst.token, form("name", "defect", "color", "#000000"))
 
 	// Delete: the label leaves the issues too.
-	s.expect(400, `{"error":"name is missing"}`, "DELETE", path, rep.token, nil)
-	s.expect(403, forbidden, "DELETE", path+"?name=ui", gst.token, nil)
-	s.expect(204, "", "DELETE", path+"?name=ui", rep.token, nil)
-	s.expect(404, `{"message":"404 Label Not Found"}`, "DELETE", path+"?name=ui", rep.token, nil)
+	s.ExpectBody(400, `{"error":"name is missing"}`, "DELETE", path, rep.token, nil)
+	s.ExpectBody(403, forbidden, "DELETE", path+"?name=ui", gst.token, nil)
+	s.Expect(204, "DELETE", path+"?name=ui", rep.token, nil)
+	s.ExpectBody(404, `{"message":"404 Label Not Found"}`, "DELETE", path+"?name=ui", rep.token, nil)
 	if got := s.get(dev.token, pid, 2); join(got.Labels) != "defect" {
 		t.Errorf("issue labels after delete: %v", got.Labels)
 	}

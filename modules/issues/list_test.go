@@ -91,7 +91,7 @@ func TestListFilters(t *testing.T) {
 		{"?created_after=yesterday", `{"error":"created_after is invalid"}`},
 		{"?iids[]=x", `{"error":"iids is invalid"}`},
 	} {
-		s.expect(400, c.want, "GET", base+c.query, gst.token, nil)
+		s.ExpectBody(400, c.want, "GET", base+c.query, gst.token, nil)
 	}
 
 	list, resp := s.list(gst.token, base+"?per_page=3&page=2")
@@ -151,8 +151,8 @@ func TestListAllScopes(t *testing.T) {
 	if got := titles(s.RootToken, "?scope=all"); got != "Hidden,Guest's public,Public,Guest's,Dev's" {
 		t.Errorf("admin GET /issues?scope=all: %s", got)
 	}
-	s.expect(401, unauthorized, "GET", "/issues", "", nil)
-	s.expect(400, `{"error":"scope does not have a valid value"}`, "GET", "/issues?scope=everything", gst.token, nil)
+	s.ExpectBody(401, unauthorized, "GET", "/issues", "", nil)
+	s.ExpectBody(400, `{"error":"scope does not have a valid value"}`, "GET", "/issues?scope=everything", gst.token, nil)
 }
 
 // TestListQueriesConstant: a page of issues costs the same number of

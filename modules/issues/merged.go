@@ -8,10 +8,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
-// errSkip leaves an issue as it is (already closed when its lock was taken).
+// errSkip leaves an issue as it is (already closed when its lock was
+// taken, or not the merging user's to close).
 var errSkip = errors.New("issue needs no closing")
 
 // subscribe closes the issues a merge closes, inside the merge's
@@ -33,7 +36,7 @@ func (s *Service) onMergeRequest(ctx context.Context, ev domain.MergeRequestEven
 	if err != nil || actor.State != domain.UserActive {
 		return nil
 	}
-	projects := map[int64]*target{}
+	projects := map[int64]*access.Target{}
 	for _, key := range ev.Closes {
 		t, ok := projects[key.ProjectID]
 		if !ok {
@@ -56,13 +59,13 @@ func (s *Service) onMergeRequest(ctx context.Context, ev domain.MergeRequestEven
 
 // actorTarget is the merging user's view of a project (nil when the
 // project is gone or its tracker hidden from them).
-func (s *Service) actorTarget(ctx context.Context, actor *domain.User, projectID int64) *target {
+func (s *Service) actorTarget(ctx context.Context, actor *domain.User, projectID int64) *access.Target {
 	p, err := s.p.Projects.Get(ctx, projectID)
 	if err != nil {
 		return nil
 	}
-	t, err := s.rightsOf(ctx, actor, p)
-	if err != nil || !t.canRead() {
+	t, err := s.p.Policy.TargetOf(ctx, &domain.Caller{User: actor}, p)
+	if err != nil || !t.Can(access.ReadIssue) {
 		return nil
 	}
 	return &t
@@ -70,40 +73,41 @@ func (s *Service) actorTarget(ctx context.Context, actor *domain.User, projectID
 
 // closeByMerge closes one issue with GitLab's note "closed via merge
 // request !<iid>" (with the project's path when it lives elsewhere).
-func (s *Service) closeByMerge(ctx context.Context, t target, iid int64, m *domain.MergeRequest) error {
-	is, err := s.p.Issues.Get(ctx, t.project.ID, iid)
+func (s *Service) closeByMerge(ctx context.Context, t access.Target, iid int64, m *domain.MergeRequest) error {
+	is, err := s.p.Issues.Get(ctx, t.Project.ID, iid)
 	if errors.Is(err, core.ErrNotFound) {
 		return errSkip
 	}
 	if err != nil {
 		return fmt.Errorf("read issue: %w", err)
 	}
-	if !is.Open() || !t.canReadIssue(is) || !t.canUpdate(is) {
+	if !is.Open() || !t.Can(access.ReadIssue, access.OnIssue(is)) || !t.Can(access.UpdateIssue, access.OnIssue(is)) {
 		return errSkip
 	}
-	out, err := s.p.Issues.Update(ctx, t.project.ID, iid, func(cur *domain.Issue) error {
-		if !cur.Open() {
-			return errSkip
-		}
+	out, err := s.p.Issues.Update(ctx, t.Project.ID, iid, func(cur *domain.Issue) error {
 		now := s.now()
-		cur.State, cur.ClosedAt, cur.UpdatedAt = domain.IssueClosed, &now, now
+		if err := cur.Close(now); err != nil {
+			return errSkip // closed meanwhile
+		}
+		cur.UpdatedAt = now
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	ref := fmt.Sprintf("!%d", m.IID)
-	if m.ProjectID != t.project.ID {
+	if m.ProjectID != t.Project.ID {
 		ref = s.fullPath(ctx, m.ProjectID) + ref
 	}
-	actor := t.caller.UserID()
-	if err := s.systemNote(ctx, out, actor, "closed via merge request "+ref); err != nil {
+	actor := t.Caller.UserID()
+	it := issuable.IssueItem(out)
+	if err := s.activity.SystemNotes(ctx, it, actor, "closed via merge request "+ref); err != nil {
 		return err
 	}
 	if err := s.publish(ctx, out, domain.ActionClosed, actor); err != nil {
 		return err
 	}
-	if _, err := s.p.Todos.MarkTargetDone(ctx, actor, subject(out)); err != nil {
+	if _, err := s.p.Todos.MarkTargetDone(ctx, actor, it.Subject); err != nil {
 		return fmt.Errorf("mark todos done: %w", err)
 	}
 	return nil

@@ -26,8 +26,8 @@ func TestMilestones(t *testing.T) {
 	s.member(pid, gst, guest)
 	s.takeEvents()
 
-	data := s.expect(201, "", "POST", milestonesPath(pid), rep.token, form("title", " v1.0 ", "description", "First",
-		"due_date", "2017-07-01", "start_date", "2017-06-01"))
+	data := s.Expect(201, "POST", milestonesPath(pid), rep.token, form("title", " v1.0 ", "description", "First",
+		"due_date", "2017-07-01", "start_date", "2017-06-01")).Body
 	if got := strings.Join(keys(t, data), ","); got != milestoneKeys {
 		t.Errorf("keys %s, want %s", got, milestoneKeys)
 	}
@@ -48,21 +48,21 @@ func TestMilestones(t *testing.T) {
 		t.Errorf("get: %+v", got)
 	}
 
-	s.expect(409, `{"message":"Milestone already exists"}`, "POST", milestonesPath(pid), rep.token, form("title", "v1.0"))
-	s.expect(400, `{"error":"title is missing"}`, "POST", milestonesPath(pid), rep.token, form("description", "x"))
-	s.expect(400, `{"message":{"due_date":["must be greater than start date"]}}`, "POST", milestonesPath(pid), rep.token,
+	s.ExpectBody(409, `{"message":"Milestone already exists"}`, "POST", milestonesPath(pid), rep.token, form("title", "v1.0"))
+	s.ExpectBody(400, `{"error":"title is missing"}`, "POST", milestonesPath(pid), rep.token, form("description", "x"))
+	s.ExpectBody(400, `{"message":{"due_date":["must be greater than start date"]}}`, "POST", milestonesPath(pid), rep.token,
 		form("title", "bad", "due_date", "2017-01-01", "start_date", "2017-02-01"))
-	s.expect(400, `{"error":"due_date is invalid"}`, "POST", milestonesPath(pid), rep.token, form("title", "bad", "due_date", "June"))
-	s.expect(401, unauthorized, "POST", milestonesPath(pid), "", form("title", "x"))
-	s.expect(403, forbidden, "POST", milestonesPath(pid), gst.token, form("title", "x"))
-	s.expect(404, projectNotFound, "POST", milestonesPath(pid), outsider.token, form("title", "x"))
-	s.expect(404, projectNotFound, "GET", milestonesPath(pid), outsider.token, nil)
-	s.expect(404, milestoneMissing, "GET", milestonePath(pid, 999, ""), rep.token, nil)
+	s.ExpectBody(400, `{"error":"due_date is invalid"}`, "POST", milestonesPath(pid), rep.token, form("title", "bad", "due_date", "June"))
+	s.ExpectBody(401, unauthorized, "POST", milestonesPath(pid), "", form("title", "x"))
+	s.ExpectBody(403, forbidden, "POST", milestonesPath(pid), gst.token, form("title", "x"))
+	s.ExpectBody(404, projectNotFound, "POST", milestonesPath(pid), outsider.token, form("title", "x"))
+	s.ExpectBody(404, projectNotFound, "GET", milestonesPath(pid), outsider.token, nil)
+	s.ExpectBody(404, milestoneMissing, "GET", milestonePath(pid, 999, ""), rep.token, nil)
 	other := s.project("other", "private")
 	var foreign milestoneJSON
 	s.JSON(t, "POST", milestonesPath(other), s.RootToken, form("title", "elsewhere"), 201, &foreign)
-	s.expect(404, milestoneMissing, "GET", milestonePath(pid, foreign.ID, ""), rep.token, nil)
-	s.expect(404, milestoneMissing, "PUT", milestonePath(pid, foreign.ID, ""), rep.token, form("title", "stolen"))
+	s.ExpectBody(404, milestoneMissing, "GET", milestonePath(pid, foreign.ID, ""), rep.token, nil)
+	s.ExpectBody(404, milestoneMissing, "PUT", milestonePath(pid, foreign.ID, ""), rep.token, form("title", "stolen"))
 
 	// Updates.
 	var up milestoneJSON
@@ -84,11 +84,11 @@ func TestMilestones(t *testing.T) {
 	if up.DueDate != nil {
 		t.Fatalf("clear due date: %+v", up)
 	}
-	s.expect(400, `{"error":"state_event does not have a valid value"}`, "PUT", milestonePath(pid, m2.ID, ""), rep.token, form("state_event", "reopen"))
-	s.expect(400, `{"error":"title, description, due_date, start_date, state_event are missing, at least one parameter must be provided"}`,
+	s.ExpectBody(400, `{"error":"state_event does not have a valid value"}`, "PUT", milestonePath(pid, m2.ID, ""), rep.token, form("state_event", "reopen"))
+	s.ExpectBody(400, `{"error":"title, description, due_date, start_date, state_event are missing, at least one parameter must be provided"}`,
 		"PUT", milestonePath(pid, m2.ID, ""), rep.token, form("x", "y"))
-	s.expect(409, `{"message":"Milestone already exists"}`, "PUT", milestonePath(pid, m2.ID, ""), rep.token, form("title", "v1.0"))
-	s.expect(403, forbidden, "PUT", milestonePath(pid, m2.ID, ""), gst.token, form("title", "x"))
+	s.ExpectBody(409, `{"message":"Milestone already exists"}`, "PUT", milestonePath(pid, m2.ID, ""), rep.token, form("title", "v1.0"))
+	s.ExpectBody(403, forbidden, "PUT", milestonePath(pid, m2.ID, ""), gst.token, form("title", "x"))
 
 	// Lists.
 	titles := func(query string) string {
@@ -114,15 +114,15 @@ func TestMilestones(t *testing.T) {
 			t.Errorf("GET milestones%s: %s, want %s", c.query, got, c.want)
 		}
 	}
-	s.expect(400, `{"error":"state does not have a valid value"}`, "GET", milestonesPath(pid)+"?state=open", gst.token, nil)
+	s.ExpectBody(400, `{"error":"state does not have a valid value"}`, "GET", milestonesPath(pid)+"?state=open", gst.token, nil)
 
 	// Delete: issues lose the milestone.
 	s.create(rep.token, pid, "Planned", "milestone_id", fmt.Sprint(m1.ID))
 	s.takeEvents()
-	s.expect(403, forbidden, "DELETE", milestonePath(pid, m1.ID, ""), gst.token, nil)
-	s.expect(204, "", "DELETE", milestonePath(pid, m1.ID, ""), rep.token, nil)
-	s.expect(404, milestoneMissing, "GET", milestonePath(pid, m1.ID, ""), rep.token, nil)
-	s.expect(404, milestoneMissing, "DELETE", milestonePath(pid, m1.ID, ""), rep.token, nil)
+	s.ExpectBody(403, forbidden, "DELETE", milestonePath(pid, m1.ID, ""), gst.token, nil)
+	s.Expect(204, "DELETE", milestonePath(pid, m1.ID, ""), rep.token, nil)
+	s.ExpectBody(404, milestoneMissing, "GET", milestonePath(pid, m1.ID, ""), rep.token, nil)
+	s.ExpectBody(404, milestoneMissing, "DELETE", milestonePath(pid, m1.ID, ""), rep.token, nil)
 	if is := s.get(rep.token, pid, 1); is.Milestone != nil {
 		t.Errorf("issue keeps a deleted milestone: %s", is.Raw)
 	}
@@ -175,7 +175,7 @@ func TestMilestoneIssuesAndMergeRequests(t *testing.T) {
 	if join(iids(list)) != "1" || resp.Header.Get("X-Total") != "1" {
 		t.Errorf("guest: milestone issues %v (X-Total %s), want 1", iids(list), resp.Header.Get("X-Total"))
 	}
-	s.expect(404, milestoneMissing, "GET", milestonePath(pid, 999, "/issues"), dev.token, nil)
+	s.ExpectBody(404, milestoneMissing, "GET", milestonePath(pid, 999, "/issues"), dev.token, nil)
 
 	var mr struct {
 		IID       int64 `json:"iid"`

@@ -12,14 +12,9 @@ import (
 
 // Module provides *Service and the API routes, and closes issues when a
 // merge request that names them is merged. It needs the app to provide
-// *apijson.IssuePresenter (and the todo presenter to render issues).
+// the issue, merge request and todo presenters (core/apijson).
 var Module = fx.Module("issues",
-	fx.Provide(
-		NewService,
-		httpx.AsRoutes(func(s *Service) httpx.Routes {
-			return httpx.Routes{Module: "issues", Routes: handlers{s}.routes()}
-		}),
-	),
+	fx.Provide(NewService, httpx.AsRoutes(routes)),
 	fx.Invoke(func(s *Service) { s.subscribe() }),
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("issues") }),
 )

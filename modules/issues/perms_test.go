@@ -34,7 +34,7 @@ func TestTrackerDisabled(t *testing.T) {
 			if token == "" && c.method != "GET" {
 				want, status = unauthorized, 401
 			}
-			s.expect(status, want, c.method, c.path, token, form("title", "x"))
+			s.ExpectBody(status, want, c.method, c.path, token, form("title", "x"))
 		}
 	}
 	if list, _ := s.list(dev.token, "/issues?scope=all"); len(list) != 0 {
@@ -70,16 +70,16 @@ func TestPermissions(t *testing.T) {
 	// Anonymous: reads public trackers, never writes.
 	s.create(dev.token, priv, "Private")
 	s.create(outsider.token, pub, "Public")
-	s.expect(401, unauthorized, "POST", issuesPath(pub), "", body)
-	s.expect(401, unauthorized, "PUT", issuePath(pub, 1, ""), "", body)
-	s.expect(401, unauthorized, "POST", issuePath(pub, 1, "/subscribe"), "", nil)
-	s.expect(401, unauthorized, "POST", issuePath(pub, 1, "/todo"), "", nil)
+	s.ExpectBody(401, unauthorized, "POST", issuesPath(pub), "", body)
+	s.ExpectBody(401, unauthorized, "PUT", issuePath(pub, 1, ""), "", body)
+	s.ExpectBody(401, unauthorized, "POST", issuePath(pub, 1, "/subscribe"), "", nil)
+	s.ExpectBody(401, unauthorized, "POST", issuePath(pub, 1, "/todo"), "", nil)
 	if got := s.get("", pub, 1); got.Title != "Public" {
 		t.Errorf("anonymous read of a public issue: %s", got.Raw)
 	}
-	s.expect(404, projectNotFound, "GET", issuesPath(priv), "", nil)
-	s.expect(404, projectNotFound, "GET", issuePath(priv, 1, ""), outsider.token, nil)
-	s.expect(404, projectNotFound, "POST", issuesPath(priv), outsider.token, body)
+	s.ExpectBody(404, projectNotFound, "GET", issuesPath(priv), "", nil)
+	s.ExpectBody(404, projectNotFound, "GET", issuePath(priv, 1, ""), outsider.token, nil)
+	s.ExpectBody(404, projectNotFound, "POST", issuesPath(priv), outsider.token, body)
 
 	// Guests of a private project read and create.
 	if got := s.get(gst.token, priv, 1); got.Title != "Private" {
@@ -88,27 +88,27 @@ func TestPermissions(t *testing.T) {
 	s.create(gst.token, priv, "By a guest")
 	// Signed-in users who are not external create in public and internal projects.
 	s.create(outsider.token, internal, "Internal")
-	s.expect(403, forbidden, "POST", issuesPath(pub), ext.token, body)
+	s.ExpectBody(403, forbidden, "POST", issuesPath(pub), ext.token, body)
 	if got := s.get(ext.token, pub, 1); got.Title != "Public" {
 		t.Errorf("external user's read of a public issue: %s", got.Raw)
 	}
-	s.expect(404, projectNotFound, "GET", issuesPath(internal), ext.token, nil)
+	s.ExpectBody(404, projectNotFound, "GET", issuesPath(internal), ext.token, nil)
 
 	// Update: the author or a reporter; delete: owners.
-	s.expect(403, forbidden, "PUT", issuePath(priv, 1, ""), gst.token, form("title", "Mine now"))
-	s.expect(403, forbidden, "PUT", issuePath(priv, 2, ""), gst2.token, form("state_event", "close"))
+	s.ExpectBody(403, forbidden, "PUT", issuePath(priv, 1, ""), gst.token, form("title", "Mine now"))
+	s.ExpectBody(403, forbidden, "PUT", issuePath(priv, 2, ""), gst2.token, form("state_event", "close"))
 	s.update(gst.token, priv, 2, "state_event", "close")
-	s.expect(403, forbidden, "PUT", issuePath(pub, 1, ""), ext.token, form("title", "x"))
+	s.ExpectBody(403, forbidden, "PUT", issuePath(pub, 1, ""), ext.token, form("title", "x"))
 	s.update(outsider.token, pub, 1, "title", "Public, edited by its author")
-	s.expect(403, forbidden, "DELETE", issuePath(priv, 1, ""), dev.token, nil)
+	s.ExpectBody(403, forbidden, "DELETE", issuePath(priv, 1, ""), dev.token, nil)
 	// The assignee may edit the issue too (GitLab's IssuePolicy).
 	s.update(dev.token, priv, 2, "assignee_id", fmt.Sprint(gst2.id))
 	s.update(gst2.token, priv, 2, "title", "Edited by its assignee")
 
 	// An archived project takes no writes.
 	s.JSON(t, "POST", fmt.Sprintf("/projects/%d/archive", priv), s.RootToken, nil, 201, nil)
-	s.expect(403, forbidden, "POST", issuesPath(priv), dev.token, body)
-	s.expect(403, forbidden, "PUT", issuePath(priv, 1, ""), dev.token, body)
+	s.ExpectBody(403, forbidden, "POST", issuesPath(priv), dev.token, body)
+	s.ExpectBody(403, forbidden, "PUT", issuePath(priv, 1, ""), dev.token, body)
 	if got := s.get(gst.token, priv, 1); got.Title != "Private" {
 		t.Errorf("archived read: %s", got.Raw)
 	}

@@ -60,7 +60,7 @@ func TestSubscriptions(t *testing.T) {
 	if list, _ := s.list(dev.token, issuesPath(pid)); len(list) != 1 || list[0].Subscribed {
 		t.Errorf("list for the unsubscribed author: %+v", list)
 	}
-	s.expect(404, issueNotFound, "POST", issuePath(pid, 5, "/subscribe"), rep.token, nil)
+	s.ExpectBody(404, issueNotFound, "POST", issuePath(pid, 5, "/subscribe"), rep.token, nil)
 }
 
 // TestTodos: the assignee gets an "assigned" todo, POST .../todo marks
@@ -76,7 +76,7 @@ func TestTodos(t *testing.T) {
 	is := s.create(dev.token, pid, "Do it", "assignee_id", fmt.Sprint(rep.id), "description", "ping @dev")
 
 	var marked todoJSON
-	decode(t, s.expect(201, "", "POST", issuePath(pid, 1, "/todo"), rep.token, nil), &marked)
+	decode(t, s.Expect(201, "POST", issuePath(pid, 1, "/todo"), rep.token, nil).Body, &marked)
 	if marked.ActionName != "marked" || marked.TargetType != "Issue" || marked.State != "pending" ||
 		marked.Target == nil || marked.Target.ID != is.ID || marked.TargetURL != is.WebURL ||
 		marked.Author == nil || marked.Author.ID != rep.id || marked.Project == nil || marked.Project.ID != pid {

@@ -1,14 +1,18 @@
 package mergerequests
 
 import (
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
-// createParams are POST /projects/:id/merge_requests's parameters.
-type createParams struct {
+// Every input carries Invalid, what the handler found wrong while
+// decoding it: a use case reports it once the caller's access is known
+// (401, then 404, then 400), so outsiders learn nothing from validation.
+
+// CreateInput is POST /projects/:id/merge_requests's parameters.
+type CreateInput struct {
 	SourceBranch       string    `param:"source_branch,required"`
 	TargetBranch       string    `param:"target_branch,required"`
 	Title              string    `param:"title,required"`
@@ -18,11 +22,12 @@ type createParams struct {
 	Labels             *[]string `param:"labels"`
 	MilestoneID        *int64    `param:"milestone_id"`
 	RemoveSourceBranch bool      `param:"remove_source_branch"`
+	Invalid            error
 }
 
-// updateParams are PUT /projects/:id/merge_requests/:iid's parameters; at
+// UpdateInput is PUT /projects/:id/merge_requests/:iid's parameters; at
 // least one must be given.
-type updateParams struct {
+type UpdateInput struct {
 	TargetBranch       *string   `param:"target_branch"`
 	Title              *string   `param:"title"`
 	AssigneeID         *int64    `param:"assignee_id"`
@@ -31,18 +36,23 @@ type updateParams struct {
 	Labels             *[]string `param:"labels"`
 	MilestoneID        *int64    `param:"milestone_id"`
 	RemoveSourceBranch *bool     `param:"remove_source_branch"`
+	Invalid            error
 }
 
-func (in updateParams) validate() error {
-	if in.TargetBranch == nil && in.Title == nil && in.AssigneeID == nil && in.Description == nil &&
-		in.StateEvent == nil && in.Labels == nil && in.MilestoneID == nil && in.RemoveSourceBranch == nil {
-		return &core.Error{Kind: core.ErrInvalid, Param: true,
-			Msg: "target_branch, title, assignee_id, description, state_event, labels, milestone_id, remove_source_branch are missing, at least one parameter must be provided"}
-	}
-	if in.StateEvent != nil && *in.StateEvent != "close" && *in.StateEvent != "reopen" {
-		return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: "state_event does not have a valid value"}
-	}
-	return nil
+// MergeInput is PUT .../merge's parameters.
+type MergeInput struct {
+	Message      string `param:"merge_commit_message"`
+	RemoveSource bool   `param:"should_remove_source_branch"`
+	WhenPipeline bool   `param:"merge_when_pipeline_succeeds"`
+	SHA          string `param:"sha"`
+	Invalid      error
+}
+
+// ListInput is a merge request list's filters, view and page.
+type ListInput struct {
+	issuable.ListParams
+	View string `param:"view"` // "simple": the short entity
+	issuable.PageInput
 }
 
 // commitJSON is the merge request commit list's entry.
@@ -61,12 +71,8 @@ func newCommitJSON(c domain.Commit) commitJSON {
 		AuthorEmail: c.Author.Email, CreatedAt: httpx.TimeOf(c.Committer.When), Message: c.Message}
 }
 
-type diffJSON = apijson.Diff
-
-func newDiffsJSON(fd []domain.FileDiff) []diffJSON { return apijson.DiffsOf(fd) }
-
 // changesJSON is the merge request with its changes.
 type changesJSON struct {
 	*apijson.MergeRequest
-	Changes []diffJSON `json:"changes"`
+	Changes []apijson.Diff `json:"changes"`
 }

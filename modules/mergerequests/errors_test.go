@@ -25,17 +25,17 @@ func TestCreateErrors(t *testing.T) {
 	s.member(r.id, dev, developer)
 	path := mrsPath(r.id)
 
-	data := s.expect(400, "", "POST", path, dev.token, form("description", "x"))
+	data := s.Expect(400, "POST", path, dev.token, form("description", "x")).Body
 	var e struct{ Error string }
 	decode(t, data, &e)
 	if !strings.HasPrefix(e.Error, "source_branch is missing") || !strings.Contains(e.Error, "target_branch is missing") ||
 		!strings.Contains(e.Error, "title is missing") {
 		t.Fatalf("missing everything: %s", data)
 	}
-	s.expect(400, `{"error":"title is missing"}`, "POST", path, dev.token, form("source_branch", "feature", "target_branch", "master"))
+	s.ExpectBody(400, `{"error":"title is missing"}`, "POST", path, dev.token, form("source_branch", "feature", "target_branch", "master"))
 
 	for _, c := range []struct{ field, src, tgt string }{{"source_branch", "nope", "master"}, {"target_branch", "feature", "nope"}} {
-		data := s.expect(400, "", "POST", path, dev.token, form("source_branch", c.src, "target_branch", c.tgt, "title", "T"))
+		data := s.Expect(400, "POST", path, dev.token, form("source_branch", c.src, "target_branch", c.tgt, "title", "T")).Body
 		var v struct{ Message map[string][]string }
 		decode(t, data, &v)
 		if len(v.Message[c.field]) == 0 {
@@ -43,18 +43,18 @@ func TestCreateErrors(t *testing.T) {
 		}
 	}
 
-	s.expect(422, `{"message":"You can not use same project/branch for source and target"}`, "POST", path, dev.token,
+	s.ExpectBody(422, `{"message":"You can not use same project/branch for source and target"}`, "POST", path, dev.token,
 		form("source_branch", "feature", "target_branch", "feature", "title", "Same"))
 
 	other := s.project("elsewhere", "private")
-	data = s.expect(422, "", "POST", path, s.RootToken, form("source_branch", "feature", "target_branch", "master",
-		"title", "Fork", "target_project_id", fmt.Sprint(other)))
+	data = s.Expect(422, "POST", path, s.RootToken, form("source_branch", "feature", "target_branch", "master",
+		"title", "Fork", "target_project_id", fmt.Sprint(other))).Body
 	if !strings.Contains(string(data), `"message"`) {
 		t.Errorf("target_project_id of another project: body %s", data)
 	}
 
 	s.create(dev.token, r.id, "feature", "master", "Add feature")
-	s.expect(409, `{"message":"Cannot Create: This merge request already exists: [\"Add feature\"]"}`, "POST", path, dev.token,
+	s.ExpectBody(409, `{"message":"Cannot Create: This merge request already exists: [\"Add feature\"]"}`, "POST", path, dev.token,
 		form("source_branch", "feature", "target_branch", "master", "title", "Again"))
 	if list, _ := s.list(dev.token, path+"?state=all"); len(list) != 1 {
 		t.Fatalf("a rejected duplicate was stored: %v", iids(list))
@@ -72,17 +72,17 @@ func TestUpdateErrors(t *testing.T) {
 	s.create(dev.token, r.id, "feature", "master", "First")
 	path := mrPath(r.id, 1, "")
 
-	data := s.expect(400, "", "PUT", path, dev.token, form("unknown", "x"))
+	data := s.Expect(400, "PUT", path, dev.token, form("unknown", "x")).Body
 	var e struct{ Error string }
 	decode(t, data, &e)
 	if !strings.HasSuffix(e.Error, "at least one parameter must be provided") {
 		t.Fatalf("nothing to update: %s", data)
 	}
-	s.expect(400, `{"error":"state_event does not have a valid value"}`, "PUT", path, dev.token, form("state_event", "merge"))
+	s.ExpectBody(400, `{"error":"state_event does not have a valid value"}`, "PUT", path, dev.token, form("state_event", "merge"))
 
 	s.mrCall(200, "PUT", path, dev.token, form("state_event", "close"))
 	s.create(dev.token, r.id, "feature", "master", "Second")
-	data = s.expect(409, "", "PUT", path, dev.token, form("state_event", "reopen"))
+	data = s.Expect(409, "PUT", path, dev.token, form("state_event", "reopen")).Body
 	if !strings.Contains(string(data), `"message"`) {
 		t.Fatalf("reopen conflict body %s", data)
 	}
@@ -103,29 +103,29 @@ func TestReadErrors(t *testing.T) {
 
 	notFound := `{"message":"404 Merge Request Not Found"}`
 	for _, suffix := range []string{"", "/commits", "/changes", "/closes_issues"} {
-		s.expect(404, notFound, "GET", mrPath(r.id, 99, suffix), dev.token, nil)
+		s.ExpectBody(404, notFound, "GET", mrPath(r.id, 99, suffix), dev.token, nil)
 	}
-	s.expect(404, notFound, "PUT", mrPath(r.id, 99, ""), dev.token, form("title", "x"))
-	s.expect(404, notFound, "PUT", mrPath(r.id, 99, "/merge"), dev.token, nil)
+	s.ExpectBody(404, notFound, "PUT", mrPath(r.id, 99, ""), dev.token, form("title", "x"))
+	s.ExpectBody(404, notFound, "PUT", mrPath(r.id, 99, "/merge"), dev.token, nil)
 
 	noProject := `{"message":"404 Project Not Found"}`
 	for _, tok := range []string{outsider.token, gst.token, ""} {
-		s.expect(404, noProject, "GET", mrsPath(r.id), tok, nil)
+		s.ExpectBody(404, noProject, "GET", mrsPath(r.id), tok, nil)
 		for _, suffix := range []string{"", "/commits", "/changes", "/closes_issues"} {
-			s.expect(404, noProject, "GET", mrPath(r.id, 1, suffix), tok, nil)
+			s.ExpectBody(404, noProject, "GET", mrPath(r.id, 1, suffix), tok, nil)
 		}
 	}
-	s.expect(404, noProject, "POST", mrsPath(r.id), outsider.token, form("source_branch", "feature", "target_branch", "master", "title", "x"))
-	s.expect(404, noProject, "PUT", mrPath(r.id, 1, "/merge"), outsider.token, nil)
-	s.expect(404, noProject, "PUT", mrPath(r.id, 1, "/cancel_merge_when_pipeline_succeeds"), outsider.token, nil)
+	s.ExpectBody(404, noProject, "POST", mrsPath(r.id), outsider.token, form("source_branch", "feature", "target_branch", "master", "title", "x"))
+	s.ExpectBody(404, noProject, "PUT", mrPath(r.id, 1, "/merge"), outsider.token, nil)
+	s.ExpectBody(404, noProject, "PUT", mrPath(r.id, 1, "/cancel_merge_when_pipeline_succeeds"), outsider.token, nil)
 
 	for _, q := range []string{"state=bogus", "order_by=title", "sort=up"} {
-		data := s.expect(400, "", "GET", mrsPath(r.id)+"?"+q, dev.token, nil)
+		data := s.Expect(400, "GET", mrsPath(r.id)+"?"+q, dev.token, nil).Body
 		if !strings.Contains(string(data), `"error"`) {
 			t.Errorf("?%s: body %s", q, data)
 		}
 	}
-	s.expect(400, `{"error":"created_after is invalid"}`, "GET", mrsPath(r.id)+"?created_after=yesterday", dev.token, nil)
+	s.ExpectBody(400, `{"error":"created_after is invalid"}`, "GET", mrsPath(r.id)+"?created_after=yesterday", dev.token, nil)
 }
 
 // TestMergeErrors: 405, 406 and 409 of the merge and the cancel, and the
@@ -142,26 +142,26 @@ func TestMergeErrors(t *testing.T) {
 
 	// Conflicts.
 	c := s.create(dev.token, r.id, "conflict", "master", "Conflicting")
-	s.expect(405, cannotMerge, "PUT", merge(c.IID), dev.token, nil)
+	s.ExpectBody(405, cannotMerge, "PUT", merge(c.IID), dev.token, nil)
 	if got := s.get(dev.token, r.id, c.IID); got.MergeStatus != "cannot_be_merged" || got.State != "opened" {
 		t.Fatalf("after a conflicting merge: %+v", got)
 	}
 	// Conflicts are checked before the SHA.
-	s.expect(405, cannotMerge, "PUT", merge(c.IID), dev.token, form("sha", r.base))
+	s.ExpectBody(405, cannotMerge, "PUT", merge(c.IID), dev.token, form("sha", r.base))
 
 	// Work in progress, for both prefixes; WIP is checked before conflicts.
 	s.branch(r, "wip1")
 	w1 := s.create(dev.token, r.id, "wip1", "master", "WIP: not ready")
-	s.expect(405, notAllowed405, "PUT", merge(w1.IID), dev.token, nil)
+	s.ExpectBody(405, notAllowed405, "PUT", merge(w1.IID), dev.token, nil)
 	s.branch(r, "wip2")
 	w2 := s.create(dev.token, r.id, "wip2", "master", "[WIP] not ready")
-	s.expect(405, notAllowed405, "PUT", merge(w2.IID), dev.token, nil)
+	s.ExpectBody(405, notAllowed405, "PUT", merge(w2.IID), dev.token, nil)
 	s.mrCall(200, "PUT", mrPath(r.id, c.IID, ""), dev.token, form("title", "WIP: Conflicting"))
-	s.expect(405, notAllowed405, "PUT", merge(c.IID), dev.token, nil)
+	s.ExpectBody(405, notAllowed405, "PUT", merge(c.IID), dev.token, nil)
 
 	// A SHA mismatch names the source head; a matching SHA merges.
 	f := s.create(dev.token, r.id, "feature", "master", "Feature")
-	s.expect(409, `{"message":"SHA does not match HEAD of source branch: `+r.feature+`"}`, "PUT", merge(f.IID), dev.token, form("sha", r.base))
+	s.ExpectBody(409, `{"message":"SHA does not match HEAD of source branch: `+r.feature+`"}`, "PUT", merge(f.IID), dev.token, form("sha", r.base))
 	if got := s.get(dev.token, r.id, f.IID); got.State != "opened" {
 		t.Fatalf("after a SHA mismatch: %q", got.State)
 	}
@@ -171,23 +171,23 @@ func TestMergeErrors(t *testing.T) {
 
 	// Merged and closed are 406; cancel on them is 405. Permission
 	// comes first, state before WIP.
-	s.expect(406, notAllowed406, "PUT", merge(f.IID), dev.token, nil)
-	s.expect(405, notAllowed405, "PUT", cancel(f.IID), dev.token, nil)
+	s.ExpectBody(406, notAllowed406, "PUT", merge(f.IID), dev.token, nil)
+	s.ExpectBody(405, notAllowed405, "PUT", cancel(f.IID), dev.token, nil)
 	s.mrCall(200, "PUT", mrPath(r.id, w1.IID, ""), dev.token, form("state_event", "close"))
-	s.expect(406, notAllowed406, "PUT", merge(w1.IID), dev.token, nil)
-	s.expect(405, notAllowed405, "PUT", cancel(w1.IID), dev.token, nil)
-	s.expect(401, `{"message":"401 Unauthorized"}`, "PUT", merge(w1.IID), rep.token, nil)
+	s.ExpectBody(406, notAllowed406, "PUT", merge(w1.IID), dev.token, nil)
+	s.ExpectBody(405, notAllowed405, "PUT", cancel(w1.IID), dev.token, nil)
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "PUT", merge(w1.IID), rep.token, nil)
 
 	// Cancel when not set.
 	s.branch(r, "plain")
 	p := s.create(dev.token, r.id, "plain", "master", "Plain")
-	s.expect(406, notAccept406, "PUT", cancel(p.IID), dev.token, nil)
+	s.ExpectBody(406, notAccept406, "PUT", cancel(p.IID), dev.token, nil)
 
 	// A source branch that is gone cannot be merged.
 	gone := s.branch(r, "gone")
 	g := s.create(dev.token, r.id, "gone", "master", "Gone")
 	s.moveRef(r.id, "gone", domain.ZeroID, gone)
-	s.expect(405, cannotMerge, "PUT", merge(g.IID), dev.token, nil)
+	s.ExpectBody(405, cannotMerge, "PUT", merge(g.IID), dev.token, nil)
 }
 
 // TestOnlyAllowMergeIfPipelineSucceeds: without a succeeded pipeline on the
@@ -206,21 +206,19 @@ func TestOnlyAllowMergeIfPipelineSucceeds(t *testing.T) {
 		t.Fatal("project flag not set")
 	}
 	s.create(dev.token, r.id, "feature", "master", "Needs CI")
-	s.expect(405, notAllowed405, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
+	s.ExpectBody(405, notAllowed405, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
 	if got := s.get(dev.token, r.id, 1); got.State != "opened" {
 		t.Fatalf("after a refused merge: %q", got.State)
 	}
 	// A pipeline on another commit does not count.
 	s.pipelineSucceeded(r.id, "feature", r.base)
-	s.expect(405, notAllowed405, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
+	s.ExpectBody(405, notAllowed405, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
 
+	// The bus is synchronous: the success is recorded when Publish returns.
 	s.pipelineSucceeded(r.id, "feature", r.feature)
-	var last string
-	s.eventually("merge once the pipeline succeeded", func() (bool, string) {
-		code, data, err := s.rawDo("PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
-		last = fmt.Sprintf("%d %s %v", code, data, err)
-		return code == 200 && strings.Contains(string(data), `"state":"merged"`), last
-	})
+	if m := s.mrCall(200, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil); m.State != "merged" {
+		t.Fatalf("merge once the pipeline succeeded: %+v", m)
+	}
 }
 
 // TestConcurrentMerges: exactly one of several simultaneous merges wins.

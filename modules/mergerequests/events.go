@@ -91,7 +91,7 @@ func (s *Service) onPipelineSucceeded(ctx context.Context, ev domain.PipelineSuc
 		if err != nil || !m.State.Open() || m.SourceSHA != ev.SHA {
 			continue // a newer push waits for its own pipeline
 		}
-		m, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		m, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			cur.PipelineSucceededSHA = ev.SHA
 			return nil
 		})
@@ -110,34 +110,14 @@ func (s *Service) onPipelineSucceeded(ctx context.Context, ev domain.PipelineSuc
 // asked for it; when that is no longer possible the wish is cancelled
 // with a note, as GitLab does.
 func (s *Service) mergeWaiting(ctx context.Context, m *domain.MergeRequest) {
-	u, err := s.p.Users.Get(ctx, *m.MergeUserID)
-	reason := ""
-	if err == nil && u.State == domain.UserActive {
-		p, perr := s.p.Projects.Get(ctx, m.ProjectID)
-		if perr == nil {
-			caller := &domain.Caller{User: u}
-			rights, rerr := s.p.Policy.Project(ctx, caller, p)
-			t := target{caller: caller, project: p, rights: rights}
-			if rerr == nil {
-				ok, _ := s.canMerge(ctx, t, m.TargetBranch)
-				if ok && m.MergeStatus == domain.MergeCanBeMerged && !m.WorkInProgress() {
-					_, err = s.mergeNow(ctx, u, m, mergeOptions{message: m.MergeCommitMessage, removeSource: m.ShouldRemoveSourceBranch})
-					if err == nil {
-						return
-					}
-					reason = err.Error()
-				} else {
-					reason = "the merge request cannot be merged"
-				}
-			}
-		}
-	} else {
-		reason = "the user who set it can no longer merge"
+	reason := s.tryMergeWaiting(ctx, m)
+	if reason == "" {
+		return
 	}
 	s.log.Info("automatic merge failed", zap.Int64("merge_request_id", m.ID), zap.String("reason", reason))
 	actor := *m.MergeUserID
-	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
-		out, err := s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		out, err := s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if !cur.State.Open() || !cur.MergeWhenPipelineSucceeds {
 				return errRaced
 			}
@@ -152,6 +132,30 @@ func (s *Service) mergeWaiting(ctx context.Context, m *domain.MergeRequest) {
 	if err != nil && !errors.Is(err, errRaced) {
 		s.log.Error("cancel automatic merge", zap.Int64("merge_request_id", m.ID), zap.Error(err))
 	}
+}
+
+// tryMergeWaiting merges as the user who asked, if they still may; it
+// returns why not ("" when merged).
+func (s *Service) tryMergeWaiting(ctx context.Context, m *domain.MergeRequest) string {
+	u, err := s.p.Users.Get(ctx, *m.MergeUserID)
+	if err != nil || u.State != domain.UserActive {
+		return "the user who set it can no longer merge"
+	}
+	p, err := s.p.Projects.Get(ctx, m.ProjectID)
+	if err != nil {
+		return "the project is gone"
+	}
+	t, err := s.p.Policy.TargetOf(ctx, &domain.Caller{User: u}, p)
+	if err != nil {
+		return err.Error()
+	}
+	if ok, _ := s.mayMerge(ctx, t, m.TargetBranch); !ok || m.MergeStatus != domain.MergeCanBeMerged || m.WorkInProgress() {
+		return "the merge request cannot be merged"
+	}
+	if _, err := s.mergeNow(ctx, u, m, mergeOptions{message: m.MergeCommitMessage, removeSource: m.ShouldRemoveSourceBranch}); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // repairAll settles every merge left locked by a previous run before the

@@ -1,137 +1,49 @@
 package mergerequests
 
 import (
-	"errors"
 	"net/http"
-	"strings"
 
-	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/issuable"
 )
 
-// handlers decode, call the service and render.
-type handlers struct{ s *Service }
-
-func (h handlers) routes() []httpx.Route {
-	const base = "/projects/{id}/merge_requests"
-	const one = base + "/{merge_request_iid}"
-	return []httpx.Route{
-		{Method: http.MethodGet, Pattern: "/merge_requests", Handle: h.listAll},
-		{Method: http.MethodGet, Pattern: base, Handle: h.list},
-		{Method: http.MethodPost, Pattern: base, Handle: h.create},
-		{Method: http.MethodGet, Pattern: one, Handle: h.get},
-		{Method: http.MethodPut, Pattern: one, Handle: h.update},
-		{Method: http.MethodDelete, Pattern: one, Handle: h.delete},
-		{Method: http.MethodGet, Pattern: one + "/commits", Handle: h.commits},
-		{Method: http.MethodGet, Pattern: one + "/changes", Handle: h.changes},
-		{Method: http.MethodPut, Pattern: one + "/merge", Handle: h.merge},
-		{Method: http.MethodPut, Pattern: one + "/cancel_merge_when_pipeline_succeeds", Handle: h.cancelMerge},
-		// Later GitLab releases, and go-gitlab, cancel with POST.
-		{Method: http.MethodPost, Pattern: one + "/cancel_merge_when_pipeline_succeeds", Handle: h.cancelMerge},
-		{Method: http.MethodGet, Pattern: one + "/closes_issues", Handle: h.closesIssues},
-		{Method: http.MethodPost, Pattern: one + "/subscribe", Handle: h.subscribe},
-		{Method: http.MethodPost, Pattern: one + "/unsubscribe", Handle: h.unsubscribe},
-		{Method: http.MethodPost, Pattern: one + "/todo", Handle: h.todo},
-	}
-}
-
-// loaded resolves the project for a write (401, then 404) and loads
-// {merge_request_iid} as stored.
-func (h handlers) loaded(r *http.Request) (target, *domain.MergeRequest, error) {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return t, nil, err
-	}
-	m, err := h.s.load(r, t)
-	return t, m, err
-}
-
-// reply renders a merge request with status.
-func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, m *domain.MergeRequest) error {
-	out, err := h.s.render(r, m)
-	if err != nil {
-		return err
-	}
-	return httpx.JSON(w, status, out)
-}
-
-// fresh loads {merge_request_iid} and brings it up to date with git.
-func (h handlers) fresh(r *http.Request, t target) (*domain.MergeRequest, error) {
-	m, err := h.s.load(r, t)
-	if err != nil {
-		return nil, err
-	}
-	return h.s.refresh(r.Context(), m, 0)
+// handlers decode a request, call one use case and render its result.
+// Parameter problems travel in the input (Invalid) for the use case to
+// report once the caller's access is known.
+type handlers struct {
+	s      *Service
+	mrs    *apijson.MergeRequestPresenter
+	issues *apijson.IssuePresenter
+	todos  *apijson.TodoPresenter
 }
 
 // GET /projects/:id/merge_requests/:iid
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.project(r)
-	if err != nil {
-		return err
-	}
-	m, err := h.fresh(r, t)
-	if err != nil {
-		return err
-	}
-	return h.reply(w, r, http.StatusOK, m)
+	m, err := h.s.Get(r.Context(), httpx.CallerOf(r), refOf(r), iid(r))
+	return h.reply(w, r, http.StatusOK, m, err)
 }
 
 // POST /projects/:id/merge_requests
 func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return err
-	}
-	var in createParams
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	m, err := h.s.create(r.Context(), t, in)
-	if err != nil {
-		return err
-	}
-	return h.reply(w, r, http.StatusCreated, m)
+	var in CreateInput
+	in.Invalid = httpx.Decode(r, &in)
+	m, err := h.s.Create(r.Context(), httpx.CallerOf(r), refOf(r), in)
+	return h.reply(w, r, http.StatusCreated, m, err)
 }
 
 // PUT /projects/:id/merge_requests/:iid
 func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return err
-	}
-	var in updateParams
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	if err := in.validate(); err != nil {
-		return err
-	}
-	m, err := h.fresh(r, t)
-	if err != nil {
-		return err
-	}
-	if !t.canUpdate(m) || t.project.Archived {
-		return core.Forbidden("")
-	}
-	if m, err = h.s.update(r.Context(), t, m, in); err != nil {
-		return err
-	}
-	return h.reply(w, r, http.StatusOK, m)
+	var in UpdateInput
+	in.Invalid = httpx.Decode(r, &in)
+	m, err := h.s.Update(r.Context(), httpx.CallerOf(r), refOf(r), iid(r), in)
+	return h.reply(w, r, http.StatusOK, m, err)
 }
 
-// DELETE /projects/:id/merge_requests/:iid: owners and administrators.
+// DELETE /projects/:id/merge_requests/:iid
 func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
-	t, m, err := h.loaded(r)
-	if err != nil {
-		return err
-	}
-	if !t.rights.AtLeast(domain.Owner) {
-		return core.Forbidden("")
-	}
-	if err := h.s.delete(r.Context(), m); err != nil {
+	if err := h.s.Delete(r.Context(), httpx.CallerOf(r), refOf(r), iid(r)); err != nil {
 		return err
 	}
 	return httpx.NoContent(w)
@@ -139,183 +51,150 @@ func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
 
 // PUT /projects/:id/merge_requests/:iid/merge
 func (h handlers) merge(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.signedIn(r)
-	if err != nil {
-		return err
-	}
-	var in struct {
-		Message      string `param:"merge_commit_message"`
-		RemoveSource bool   `param:"should_remove_source_branch"`
-		WhenPipeline bool   `param:"merge_when_pipeline_succeeds"`
-		SHA          string `param:"sha"`
-	}
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	m, err := h.s.load(r, t)
-	if err != nil {
-		return err
-	}
-	m, err = h.s.merge(r.Context(), t, m, mergeOptions{message: in.Message, removeSource: in.RemoveSource,
-		sha: strings.TrimSpace(in.SHA), whenPipeline: in.WhenPipeline})
-	if err != nil {
-		return err
-	}
-	return h.reply(w, r, http.StatusOK, m)
+	var in MergeInput
+	in.Invalid = httpx.Decode(r, &in)
+	m, err := h.s.Merge(r.Context(), httpx.CallerOf(r), refOf(r), iid(r), in)
+	return h.reply(w, r, http.StatusOK, m, err)
 }
 
-// PUT /projects/:id/merge_requests/:iid/cancel_merge_when_pipeline_succeeds
+// PUT (or POST) /projects/:id/merge_requests/:iid/cancel_merge_when_pipeline_succeeds
 func (h handlers) cancelMerge(w http.ResponseWriter, r *http.Request) error {
-	t, m, err := h.loaded(r)
-	if err != nil {
-		return err
-	}
-	if m, err = h.s.cancelWhenPipeline(r.Context(), t, m); err != nil {
-		return err
-	}
-	return h.reply(w, r, http.StatusOK, m)
+	m, err := h.s.CancelMerge(r.Context(), httpx.CallerOf(r), refOf(r), iid(r))
+	return h.reply(w, r, http.StatusOK, m, err)
 }
 
 // POST .../subscribe and .../unsubscribe: 304 when nothing changes.
-func (h handlers) subscribe(w http.ResponseWriter, r *http.Request) error {
-	return h.setSubscription(w, r, true)
-}
-
-func (h handlers) unsubscribe(w http.ResponseWriter, r *http.Request) error {
-	return h.setSubscription(w, r, false)
-}
-
-func (h handlers) setSubscription(w http.ResponseWriter, r *http.Request, want bool) error {
-	t, m, err := h.loaded(r)
-	if err != nil {
-		return err
+func (h handlers) subscribe(want bool) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		m, err := h.s.Subscribe(r.Context(), httpx.CallerOf(r), refOf(r), iid(r), want)
+		return h.reply(w, r, http.StatusCreated, m, err)
 	}
-	changed, err := issuable.Subscribe(r.Context(), h.s.p.Subscriptions, subject(m), m.AuthorID, m.AssigneeID,
-		t.caller.UserID(), want)
-	if err != nil {
-		return err
-	}
-	if !changed {
-		return &core.Error{Kind: core.ErrNotModified}
-	}
-	return h.reply(w, r, http.StatusCreated, m)
 }
 
 // POST .../todo: a "marked" todo for the caller; 304 when one is pending.
 func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
-	t, m, err := h.loaded(r)
+	td, err := h.s.MarkTodo(r.Context(), httpx.CallerOf(r), refOf(r), iid(r))
 	if err != nil {
 		return err
 	}
-	uid := t.caller.UserID()
-	td, created, err := issuable.AddTodo(r.Context(), h.s.p.Todos, subject(m), m.ProjectID, uid, uid, domain.TodoMarked,
-		m.Title, h.s.now())
-	if err != nil {
-		return err
-	}
-	if !created {
-		return &core.Error{Kind: core.ErrNotModified}
-	}
-	out, err := h.s.p.TodoPresenter.Todos(r.Context(), t.caller, []domain.Todo{*td})
+	out, err := h.todos.Todos(r.Context(), httpx.CallerOf(r), []domain.Todo{*td})
 	if err != nil {
 		return err
 	}
 	return httpx.Created(w, out[0])
 }
 
-// GET .../commits: the source's commits not in the target, newest first.
+// GET .../commits
 func (h handlers) commits(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.project(r)
+	in := pageOf(r)
+	list, total, err := h.s.Commits(r.Context(), httpx.CallerOf(r), refOf(r), iid(r), in)
 	if err != nil {
 		return err
 	}
-	m, err := h.fresh(r, t)
-	if err != nil {
-		return err
+	out := make([]commitJSON, 0, len(list))
+	for _, c := range list {
+		out = append(out, newCommitJSON(c))
 	}
-	pg, err := httpx.PageOf(r)
-	if err != nil {
-		return err
-	}
-	out := []commitJSON{}
-	if m.SourceSHA == "" {
-		return httpx.Paginated(w, r, out, 0, pg)
-	}
-	q := domain.LogQuery{Ref: m.SourceSHA}
-	if m.TargetSHA != "" {
-		q.Exclude = []string{m.TargetSHA}
-	}
-	ctx, repo := r.Context(), repoOf(m.SourceProjectID)
-	total, err := h.s.p.Repos.CountCommits(ctx, repo, q)
-	if errors.Is(err, core.ErrNotFound) {
-		return httpx.Paginated(w, r, out, 0, pg)
-	}
-	if err != nil {
-		return backendErr(err, "count merge request commits")
-	}
-	if pg.Offset() < total {
-		q.Skip, q.Limit = pg.Offset(), pg.PerPage
-		list, err := h.s.p.Repos.Log(ctx, repo, q)
-		if err != nil {
-			return backendErr(err, "list merge request commits")
-		}
-		for _, c := range list {
-			out = append(out, newCommitJSON(c))
-		}
-	}
-	return httpx.Paginated(w, r, out, total, pg)
+	return httpx.Paginated(w, r, out, total, in.Page)
 }
 
-// GET .../changes: the merge request with the diff of its source against
-// the merge base.
+// GET .../changes
 func (h handlers) changes(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.project(r)
+	m, diffs, err := h.s.Changes(r.Context(), httpx.CallerOf(r), refOf(r), iid(r))
 	if err != nil {
 		return err
 	}
-	m, err := h.fresh(r, t)
+	out, err := h.mrs.One(r.Context(), httpx.CallerOf(r), m)
 	if err != nil {
 		return err
 	}
-	out, err := h.s.render(r, m)
-	if err != nil {
-		return err
-	}
-	diffs := []diffJSON{}
-	if m.SourceSHA != "" && m.BaseSHA != "" && m.BaseSHA != m.SourceSHA {
-		fd, err := h.s.p.Repos.Diff(r.Context(), repoOf(m.SourceProjectID), m.BaseSHA, m.SourceSHA)
-		if err != nil && !errors.Is(err, core.ErrNotFound) {
-			return backendErr(err, "merge request changes")
-		}
-		diffs = newDiffsJSON(fd)
-	}
-	return httpx.OK(w, changesJSON{MergeRequest: out, Changes: diffs})
+	return httpx.OK(w, changesJSON{MergeRequest: out, Changes: apijson.DiffsOf(diffs)})
 }
 
 // GET .../closes_issues
 func (h handlers) closesIssues(w http.ResponseWriter, r *http.Request) error {
-	t, err := h.s.project(r)
+	in := pageOf(r)
+	list, total, err := h.s.ClosesIssues(r.Context(), httpx.CallerOf(r), refOf(r), iid(r), in)
 	if err != nil {
 		return err
 	}
-	m, err := h.fresh(r, t)
+	out, err := h.issues.Render(r.Context(), httpx.CallerOf(r), list)
 	if err != nil {
 		return err
 	}
-	pg, err := httpx.PageOf(r)
-	if err != nil {
-		return err
-	}
-	issues, err := h.s.closesIssues(r.Context(), r, t, m)
-	if err != nil {
-		return err
-	}
-	return httpx.Paginated(w, r, pageOf(issues, pg), len(issues), pg)
+	return httpx.Paginated(w, r, out, total, in.Page)
 }
 
-// pageOf slices one page out of a full list.
-func pageOf[T any](all []T, pg domain.Page) []T {
-	from := min(pg.Offset(), len(all))
-	to := min(from+pg.PerPage, len(all))
-	return append(make([]T, 0, to-from), all[from:to]...)
+// GET /projects/:id/merge_requests
+func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
+	in := decodeList(r)
+	list, total, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
+	return h.replyList(w, r, in, list, total, err)
+}
+
+// GET /merge_requests
+func (h handlers) listAll(w http.ResponseWriter, r *http.Request) error {
+	in := decodeList(r)
+	list, total, err := h.s.ListAll(r.Context(), httpx.CallerOf(r), in)
+	return h.replyList(w, r, in, list, total, err)
+}
+
+func decodeList(r *http.Request) ListInput {
+	var in ListInput
+	pg, pgErr := httpx.PageOf(r)
+	in.Page, in.Invalid = pg, issuable.FirstError(httpx.Decode(r, &in.ListParams), httpx.Decode(r, &in), pgErr)
+	return in
+}
+
+// replyList renders a page of merge requests in the asked view.
+func (h handlers) replyList(w http.ResponseWriter, r *http.Request, in ListInput, list []domain.MergeRequest, total int, err error) error {
+	if err != nil {
+		return err
+	}
+	if in.View == "simple" {
+		out, err := h.mrs.RenderSimple(r.Context(), list)
+		if err != nil {
+			return err
+		}
+		return httpx.Paginated(w, r, out, total, in.Page)
+	}
+	out, err := h.mrs.Render(r.Context(), httpx.CallerOf(r), list)
+	if err != nil {
+		return err
+	}
+	return httpx.Paginated(w, r, out, total, in.Page)
+}
+
+// reply renders the merge request a use case returned, with status.
+func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, m *domain.MergeRequest, err error) error {
+	if err != nil {
+		return err
+	}
+	out, err := h.mrs.One(r.Context(), httpx.CallerOf(r), m)
+	if err != nil {
+		return err
+	}
+	return httpx.JSON(w, status, out)
+}
+
+// refOf reads {id}; the zero reference when the path names no project
+// (the use case's 400, after any 401).
+func refOf(r *http.Request) domain.IDOrPath {
+	ref, _ := httpx.RefParam(r, "id")
+	return ref
+}
+
+// iid reads {merge_request_iid}; 0, which names nothing (the use case's
+// 404), when it is not a positive number.
+func iid(r *http.Request) int64 {
+	n, err := httpx.IDParam(r, "merge_request_iid", "Merge Request")
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func pageOf(r *http.Request) issuable.PageInput {
+	pg, err := httpx.PageOf(r)
+	return issuable.PageInput{Page: pg, Invalid: err}
 }

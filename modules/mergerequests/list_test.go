@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// listFixture: four merge requests created a minute apart:
+// listFixture: four merge requests created a minute apart (on the
+// server's clock):
 // 1 "First"  labels api,bug  opened
 // 2 "Second" labels bug      closed
 // 3 "Third"  no labels       reopened
@@ -35,7 +36,6 @@ func newListFixture(t *testing.T) *listFixture {
 		}
 		f.mrs = append(f.mrs, s.create(f.dev.token, f.r.id, src, "master", c.title, extra...))
 		s.Advance(time.Minute)
-		time.Sleep(5 * time.Millisecond)
 	}
 	s.mrCall(200, "PUT", mrPath(f.r.id, 2, ""), f.dev.token, form("state_event", "close"))
 	s.mrCall(200, "PUT", mrPath(f.r.id, 3, ""), f.dev.token, form("state_event", "close"))
@@ -85,9 +85,8 @@ func TestListFilters(t *testing.T) {
 		}
 	}
 
-	// updated_at follows the last change.
+	// updated_at follows the last change (stamped by the server's clock).
 	s.Advance(time.Minute)
-	time.Sleep(5 * time.Millisecond)
 	s.mrCall(200, "PUT", mrPath(f.r.id, 2, ""), f.dev.token, form("description", "touched"))
 	if got := f.iidsOf("state=all&order_by=updated_at"); len(got) != 4 || got[0] != 2 {
 		t.Errorf("order_by=updated_at: %v, want 2 first", got)
@@ -104,7 +103,7 @@ func TestListSimpleViewAndPagination(t *testing.T) {
 	f := newListFixture(t)
 	s := f.s
 
-	data := s.expect(200, "", "GET", mrsPath(f.r.id)+"?state=all&view=simple", f.dev.token, nil)
+	data := s.Expect(200, "GET", mrsPath(f.r.id)+"?state=all&view=simple", f.dev.token, nil).Body
 	var items []json.RawMessage
 	decode(t, data, &items)
 	if len(items) != 4 {
@@ -161,7 +160,7 @@ func TestCommitsAndChanges(t *testing.T) {
 	var commits []struct {
 		ID string `json:"id"`
 	}
-	data := s.expect(200, "", "GET", mrPath(r.id, 1, "/commits"), dev.token, nil)
+	data := s.Expect(200, "GET", mrPath(r.id, 1, "/commits"), dev.token, nil).Body
 	decode(t, data, &commits)
 	if len(commits) != 2 || commits[0].ID != second || commits[1].ID != r.feature {
 		t.Fatalf("commits: %s", data)
@@ -181,7 +180,7 @@ func TestCommitsAndChanges(t *testing.T) {
 			Diff    string `json:"diff"`
 		} `json:"changes"`
 	}
-	data = s.expect(200, "", "GET", mrPath(r.id, 1, "/changes"), dev.token, nil)
+	data = s.Expect(200, "GET", mrPath(r.id, 1, "/changes"), dev.token, nil).Body
 	decode(t, data, &ch)
 	if ch.IID != 1 || ch.SHA != second || len(ch.Changes) != 2 || ch.Changes[0].NewPath != "feature.txt" ||
 		ch.Changes[1].NewPath != "more.txt" || !ch.Changes[0].NewFile || !strings.Contains(ch.Changes[1].Diff, "+more") {
@@ -212,7 +211,7 @@ func TestGlobalList(t *testing.T) {
 	s.create(s.RootToken, secret.id, "feature", "master", "R-secret")
 	s.create(s.RootToken, guestOnly.id, "feature", "master", "R-guest")
 
-	s.expect(401, unauthorized, "GET", "/merge_requests", "", nil)
+	s.ExpectBody(401, unauthorized, "GET", "/merge_requests", "", nil)
 	for _, c := range []struct {
 		query string
 		want  []string

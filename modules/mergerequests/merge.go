@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
 // GitLab's answers to a merge that may not happen.
@@ -25,7 +28,7 @@ var (
 // moved while it was being written.
 const maxRefAttempts = 40
 
-// mergeOptions are the parameters of PUT .../merge.
+// mergeOptions are a merge's choices.
 type mergeOptions struct {
 	message      string
 	removeSource bool
@@ -33,10 +36,22 @@ type mergeOptions struct {
 	whenPipeline bool
 }
 
-// merge runs GitLab's accept checks, then merges now or defers the merge
-// until a pipeline succeeds.
-func (s *Service) merge(ctx context.Context, t target, m *domain.MergeRequest, opt mergeOptions) (*domain.MergeRequest, error) {
-	ok, err := s.canMerge(ctx, t, m.TargetBranch)
+// Merge runs GitLab's accept checks on merge request iid, then merges
+// now or, when asked, defers the merge until a pipeline succeeds.
+func (s *Service) Merge(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64, in MergeInput) (*domain.MergeRequest, error) {
+	t, err := issuable.ResolveSignedIn(ctx, s.p.Policy, caller, ref, access.ReadMergeRequest)
+	if err != nil {
+		return nil, err
+	}
+	if in.Invalid != nil {
+		return nil, in.Invalid
+	}
+	m, err := s.load(ctx, t, iid)
+	if err != nil {
+		return nil, err
+	}
+	opt := mergeOptions{message: in.Message, removeSource: in.RemoveSource, sha: strings.TrimSpace(in.SHA), whenPipeline: in.WhenPipeline}
+	ok, err := s.mayMerge(ctx, t, m.TargetBranch)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +68,7 @@ func (s *Service) merge(ctx context.Context, t target, m *domain.MergeRequest, o
 		return nil, errNotMergeable
 	}
 	succeeded := m.PipelineSucceededSHA != "" && m.PipelineSucceededSHA == m.SourceSHA
-	if !opt.whenPipeline && t.project.OnlyAllowMergeIfPipelineSucceeds && !succeeded {
+	if !opt.whenPipeline && t.Project.OnlyAllowMergeIfPipelineSucceeds && !succeeded {
 		return nil, errNotMergeable
 	}
 	if m.MergeStatus != domain.MergeCanBeMerged {
@@ -63,19 +78,18 @@ func (s *Service) merge(ctx context.Context, t target, m *domain.MergeRequest, o
 		return nil, core.Conflict("SHA does not match HEAD of source branch: " + m.SourceSHA)
 	}
 	if opt.whenPipeline && !succeeded {
-		return s.deferMerge(ctx, t, m, opt)
+		return s.deferMerge(ctx, caller.UserID(), m, opt)
 	}
-	return s.mergeNow(ctx, t.caller.User, m, opt)
+	return s.mergeNow(ctx, caller.User, m, opt)
 }
 
 // deferMerge stores the wish to merge when the source head's pipeline
 // succeeds (the flag lives in the database: a restart does not lose it).
-func (s *Service) deferMerge(ctx context.Context, t target, m *domain.MergeRequest, opt mergeOptions) (*domain.MergeRequest, error) {
-	actor := t.caller.UserID()
+func (s *Service) deferMerge(ctx context.Context, actor int64, m *domain.MergeRequest, opt mergeOptions) (*domain.MergeRequest, error) {
 	var out *domain.MergeRequest
 	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		var err error
-		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		out, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if !cur.State.Open() {
 				return errNotOpen
 			}
@@ -99,9 +113,13 @@ func (s *Service) deferMerge(ctx context.Context, t target, m *domain.MergeReque
 	return out, err
 }
 
-// cancelWhenPipeline drops a deferred merge.
-func (s *Service) cancelWhenPipeline(ctx context.Context, t target, m *domain.MergeRequest) (*domain.MergeRequest, error) {
-	ok, err := s.canMerge(ctx, t, m.TargetBranch)
+// CancelMerge drops the deferred merge of merge request iid.
+func (s *Service) CancelMerge(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64) (*domain.MergeRequest, error) {
+	t, m, err := s.writable(ctx, caller, ref, iid)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := s.mayMerge(ctx, t, m.TargetBranch)
 	if err != nil {
 		return nil, err
 	}
@@ -114,11 +132,11 @@ func (s *Service) cancelWhenPipeline(ctx context.Context, t target, m *domain.Me
 	if !m.MergeWhenPipelineSucceeds {
 		return nil, core.NotAcceptable("406 Not Acceptable")
 	}
-	actor := t.caller.UserID()
+	actor := caller.UserID()
 	var out *domain.MergeRequest
 	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		var err error
-		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		out, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if !cur.State.Open() {
 				return core.NotAllowed("405 Method Not Allowed")
 			}
@@ -144,18 +162,16 @@ func (s *Service) cancelWhenPipeline(ctx context.Context, t target, m *domain.Me
 func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.MergeRequest, opt mergeOptions) (*domain.MergeRequest, error) {
 	actor := by.ID
 	source := m.SourceSHA
-	claimed, err := s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
-		switch {
-		case !cur.State.Open():
+	claimed, err := s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		// A refused claim saves nothing, so Lock may go first.
+		switch err := cur.Lock(s.now(), actor); {
+		case errors.Is(err, domain.ErrInvalidTransition):
 			return errNotOpen
-		case cur.LockedAt != nil:
+		case errors.Is(err, domain.ErrBeingMerged):
 			return errNotMergeable
 		case cur.SourceSHA != source:
 			return core.Conflict("SHA does not match HEAD of source branch: " + cur.SourceSHA)
 		}
-		now := s.now()
-		cur.LockedAt = &now
-		cur.MergeUserID = &actor
 		cur.ShouldRemoveSourceBranch = opt.removeSource || cur.ShouldRemoveSourceBranch
 		return nil
 	})
@@ -164,7 +180,7 @@ func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.Merge
 	}
 	locked := *claimed.LockedAt
 	release := func(status string) {
-		_, err := s.p.MergeRequests.Update(context.WithoutCancel(ctx), m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		_, err := s.update(context.WithoutCancel(ctx), m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if cur.LockedAt == nil || !cur.LockedAt.Equal(locked) {
 				return errRaced
 			}
@@ -201,7 +217,7 @@ func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.Merge
 			// Already in the target: nothing to write, the request is merged.
 			return s.recordMerged(ctx, claimed, closes, nil, actor, "")
 		}
-		res, err := s.p.Repos.Merge(ctx, repo, domain.MergeSpec{Ours: tgt, Theirs: source, Message: message, Author: sig, Committer: sig})
+		res, err := s.p.Git.Merge(ctx, repo, domain.MergeSpec{Ours: tgt, Theirs: source, Message: message, Author: sig, Committer: sig})
 		if err != nil {
 			release("")
 			return nil, backendErr(err, "write merge commit")
@@ -210,7 +226,7 @@ func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.Merge
 			release(domain.MergeCannotBeMerged)
 			return nil, errCannotMerge
 		}
-		_, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+		_, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 			if cur.LockedAt == nil || !cur.LockedAt.Equal(locked) {
 				return errRaced
 			}
@@ -224,7 +240,7 @@ func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.Merge
 			}
 			return nil, fmt.Errorf("record merge intent: %w", err)
 		}
-		err = s.p.Repos.UpdateRef(ctx, repo, ref, res.CommitID, tgt)
+		err = s.p.Git.UpdateRef(ctx, repo, ref, res.CommitID, tgt)
 		if err == nil {
 			out, err := s.recordMerged(context.WithoutCancel(ctx), claimed, closes, &res.CommitID, actor, tgt)
 			if err != nil {
@@ -291,20 +307,10 @@ func (s *Service) recordMerged(ctx context.Context, m *domain.MergeRequest, refs
 	already := false
 	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		var err error
-		out, err = s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
-			if cur.State == domain.MRMerged {
-				already = true
+		out, err = s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+			if err := cur.MarkMerged(s.now(), mergeSHA, actor); err != nil {
+				already = true // merged meanwhile: that merge stands
 				return errRaced
-			}
-			now := s.now()
-			cur.State = domain.MRMerged
-			cur.MergeCommitSHA = mergeSHA
-			cur.MergedAt = &now
-			cur.LockedAt, cur.InFlightSHA = nil, ""
-			cur.MergeWhenPipelineSucceeds = false
-			cur.MergeStatus = domain.MergeCanBeMerged
-			if cur.MergeUserID == nil {
-				cur.MergeUserID = &actor
 			}
 			return nil
 		})
@@ -314,7 +320,7 @@ func (s *Service) recordMerged(ctx context.Context, m *domain.MergeRequest, refs
 		if err := s.systemNote(ctx, out, actor, "merged"); err != nil {
 			return err
 		}
-		if _, err := s.p.Todos.MarkTargetDone(ctx, actor, subject(out)); err != nil {
+		if _, err := s.p.Todos.MarkTargetDone(ctx, actor, issuable.MergeRequestItem(out).Subject); err != nil {
 			return fmt.Errorf("mark todos done: %w", err)
 		}
 		return s.publish(ctx, out, domain.ActionMerged, actor, closes)
@@ -341,7 +347,7 @@ func (s *Service) removeSourceBranch(ctx context.Context, m *domain.MergeRequest
 		return
 	}
 	repo := repoOf(m.SourceProjectID)
-	err := s.p.Repos.UpdateRef(ctx, repo, domain.BranchPrefix+m.SourceBranch, domain.ZeroID, m.SourceSHA)
+	err := s.p.Git.UpdateRef(ctx, repo, domain.BranchPrefix+m.SourceBranch, domain.ZeroID, m.SourceSHA)
 	if err != nil {
 		if !errors.Is(err, core.ErrStale) && !errors.Is(err, core.ErrNotFound) {
 			s.log.Error("remove source branch", zap.Int64("merge_request_id", m.ID), zap.Error(err))
@@ -365,8 +371,4 @@ func (s *Service) announcePush(ctx context.Context, projectID, actor int64, bran
 	if err := s.p.Bus.Publish(ctx, ev); err != nil {
 		s.log.Error("push event of merge", zap.Int64("project_id", projectID), zap.String("branch", branch), zap.Error(err))
 	}
-}
-
-func subject(m *domain.MergeRequest) domain.Subject {
-	return domain.Subject{Type: domain.TargetMergeRequest, ID: m.ID}
 }

@@ -22,9 +22,9 @@ func TestCreatePermissions(t *testing.T) {
 	s.member(r.id, rep, reporter)
 	body := form("source_branch", "feature", "target_branch", "master", "title", "T")
 
-	s.expect(401, unauthorized, "POST", mrsPath(r.id), "", body)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "POST", mrsPath(r.id), outsider.token, body)
-	s.expect(403, forbidden, "POST", mrsPath(r.id), rep.token, body)
+	s.ExpectBody(401, unauthorized, "POST", mrsPath(r.id), "", body)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", mrsPath(r.id), outsider.token, body)
+	s.ExpectBody(403, forbidden, "POST", mrsPath(r.id), rep.token, body)
 	if list, _ := s.list(dev.token, mrsPath(r.id)+"?state=all"); len(list) != 0 {
 		t.Fatalf("refused creates stored %v", iids(list))
 	}
@@ -32,7 +32,7 @@ func TestCreatePermissions(t *testing.T) {
 	a := s.seed("archived", "private")
 	s.member(a.id, dev, developer)
 	s.JSON(t, "POST", fmt.Sprintf("/projects/%d/archive", a.id), s.RootToken, nil, 201, nil)
-	data := s.expect(403, "", "POST", mrsPath(a.id), dev.token, body)
+	data := s.Expect(403, "POST", mrsPath(a.id), dev.token, body).Body
 	var e struct{ Message string }
 	decode(t, data, &e)
 	if len(e.Message) < 13 || e.Message[:13] != "403 Forbidden" {
@@ -57,9 +57,9 @@ func TestUpdatePermissions(t *testing.T) {
 	s.create(dev.token, r.id, "feature", "master", "Mine")
 	path := mrPath(r.id, 1, "")
 
-	s.expect(401, unauthorized, "PUT", path, "", form("title", "Anon"))
-	s.expect(403, forbidden, "PUT", path, rep.token, form("title", "Reporter"))
-	s.expect(403, forbidden, "PUT", path, rep.token, form("state_event", "close"))
+	s.ExpectBody(401, unauthorized, "PUT", path, "", form("title", "Anon"))
+	s.ExpectBody(403, forbidden, "PUT", path, rep.token, form("title", "Reporter"))
+	s.ExpectBody(403, forbidden, "PUT", path, rep.token, form("state_event", "close"))
 	if got := s.get(dev.token, r.id, 1); got.Title != "Mine" || got.State != "opened" {
 		t.Fatalf("refused updates changed it: %+v", got)
 	}
@@ -83,12 +83,12 @@ func TestDeletePermissions(t *testing.T) {
 	s.create(dev.token, r.id, "feature", "master", "Doomed")
 	path := mrPath(r.id, 1, "")
 
-	s.expect(401, unauthorized, "DELETE", path, "", nil)
-	s.expect(403, forbidden, "DELETE", path, dev.token, nil)
-	s.expect(403, forbidden, "DELETE", path, mst.token, nil)
+	s.ExpectBody(401, unauthorized, "DELETE", path, "", nil)
+	s.ExpectBody(403, forbidden, "DELETE", path, dev.token, nil)
+	s.ExpectBody(403, forbidden, "DELETE", path, mst.token, nil)
 	s.get(dev.token, r.id, 1)
-	s.expect(204, "", "DELETE", path, s.RootToken, nil)
-	s.expect(404, `{"message":"404 Merge Request Not Found"}`, "GET", path, dev.token, nil)
+	s.Expect(204, "DELETE", path, s.RootToken, nil)
+	s.ExpectBody(404, `{"message":"404 Merge Request Not Found"}`, "GET", path, dev.token, nil)
 
 	// The owner of a personal project.
 	owner := s.person("owner")
@@ -98,8 +98,8 @@ func TestDeletePermissions(t *testing.T) {
 	s.commit(own.id, "master", "", "README.md", "hello\n")
 	s.branch(own, "topic")
 	s.create(owner.token, own.id, "topic", "master", "Mine to delete")
-	s.expect(204, "", "DELETE", mrPath(own.id, 1, ""), owner.token, nil)
-	s.expect(404, `{"message":"404 Merge Request Not Found"}`, "GET", mrPath(own.id, 1, ""), owner.token, nil)
+	s.Expect(204, "DELETE", mrPath(own.id, 1, ""), owner.token, nil)
+	s.ExpectBody(404, `{"message":"404 Merge Request Not Found"}`, "GET", mrPath(own.id, 1, ""), owner.token, nil)
 }
 
 // TestMergePermissions: merge and cancel need the right to push to the
@@ -116,19 +116,19 @@ func TestMergePermissions(t *testing.T) {
 	cancel := func(iid int64) string { return mrPath(r.id, iid, "/cancel_merge_when_pipeline_succeeds") }
 
 	s.create(dev.token, r.id, "feature", "master", "Feature")
-	s.expect(401, unauthorized, "PUT", merge(1), "", nil)
-	s.expect(401, unauthorized, "PUT", cancel(1), "", nil)
-	s.expect(401, unauthorized, "PUT", merge(1), rep.token, nil)
+	s.ExpectBody(401, unauthorized, "PUT", merge(1), "", nil)
+	s.ExpectBody(401, unauthorized, "PUT", cancel(1), "", nil)
+	s.ExpectBody(401, unauthorized, "PUT", merge(1), rep.token, nil)
 	s.mrCall(200, "PUT", merge(1), dev.token, form("merge_when_pipeline_succeeds", "true"))
-	s.expect(401, unauthorized, "PUT", cancel(1), rep.token, nil)
+	s.ExpectBody(401, unauthorized, "PUT", cancel(1), rep.token, nil)
 	if got := s.get(dev.token, r.id, 1); !got.MergeWhenPipelineSucceeds || got.State != "opened" {
 		t.Fatalf("refused cancel changed it: %+v", got)
 	}
 
 	// A protected target: developers may not merge unless allowed to.
 	s.protect(r.id, "master", false, false)
-	s.expect(401, unauthorized, "PUT", cancel(1), dev.token, nil)
-	s.expect(401, unauthorized, "PUT", merge(1), dev.token, nil)
+	s.ExpectBody(401, unauthorized, "PUT", cancel(1), dev.token, nil)
+	s.ExpectBody(401, unauthorized, "PUT", merge(1), dev.token, nil)
 	s.mrCall(200, "PUT", cancel(1), mst.token, nil)
 	if m := s.mrCall(200, "PUT", merge(1), mst.token, nil); m.State != "merged" {
 		t.Fatalf("master merge onto protected: %+v", m)
@@ -155,8 +155,8 @@ func TestMergePermissions(t *testing.T) {
 	s.member(pub.id, dev, developer)
 	s.create(dev.token, pub.id, "feature", "master", "Public")
 	for _, tok := range []string{gst.token, outsider.token} {
-		s.expect(401, unauthorized, "PUT", mrPath(pub.id, 1, "/merge"), tok, nil)
-		s.expect(401, unauthorized, "PUT", mrPath(pub.id, 1, "/cancel_merge_when_pipeline_succeeds"), tok, nil)
+		s.ExpectBody(401, unauthorized, "PUT", mrPath(pub.id, 1, "/merge"), tok, nil)
+		s.ExpectBody(401, unauthorized, "PUT", mrPath(pub.id, 1, "/cancel_merge_when_pipeline_succeeds"), tok, nil)
 	}
 	if got := s.get(dev.token, pub.id, 1); got.State != "opened" {
 		t.Fatalf("refused merges changed it: %+v", got)
@@ -179,7 +179,7 @@ func TestReadPermissions(t *testing.T) {
 	if m := s.get(rep.token, r.id, 1); m.Title != "Private" {
 		t.Fatalf("reporter get: %+v", m)
 	}
-	s.expect(200, `[]`, "GET", mrPath(r.id, 1, "/closes_issues"), rep.token, nil)
+	s.ExpectBody(200, `[]`, "GET", mrPath(r.id, 1, "/closes_issues"), rep.token, nil)
 
 	pub := s.seed("read-public", "public")
 	s.member(pub.id, dev, developer)

@@ -82,7 +82,7 @@ func (s *Service) refreshWith(ctx context.Context, m *domain.MergeRequest, h hea
 		return nil, err
 	}
 	seen := *m
-	out, err := s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+	out, err := s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 		if cur.SourceSHA != seen.SourceSHA || cur.TargetSHA != seen.TargetSHA || cur.LockedAt != nil || !cur.State.Open() {
 			return errRaced // someone else refreshed or merged meanwhile: theirs stands
 		}
@@ -135,7 +135,7 @@ func (s *Service) status(ctx context.Context, repo string, h heads) (mergeabilit
 	if base == h.source {
 		return mergeability{base: base, status: domain.MergeCanBeMerged}, nil // nothing to merge
 	}
-	res, err := s.p.Repos.Merge(ctx, repo, domain.MergeSpec{Ours: h.target, Theirs: h.source, DryRun: true})
+	res, err := s.p.Git.Merge(ctx, repo, domain.MergeSpec{Ours: h.target, Theirs: h.source, DryRun: true})
 	if err != nil {
 		return mergeability{}, backendErr(err, "check mergeability")
 	}
@@ -175,7 +175,7 @@ func (s *Service) repairLock(ctx context.Context, m *domain.MergeRequest, h head
 	}
 	locked := *m.LockedAt
 	s.log.Info("dropping a stale merge lock", zap.Int64("merge_request_id", m.ID))
-	out, err := s.p.MergeRequests.Update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
+	out, err := s.update(ctx, m.ProjectID, m.IID, func(cur *domain.MergeRequest) error {
 		if cur.LockedAt == nil || !cur.LockedAt.Equal(locked) {
 			return errRaced
 		}

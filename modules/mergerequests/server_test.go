@@ -19,6 +19,11 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
+// The tests drive the real app over HTTP with the shared client
+// (apptest.Client); what follows are the merge request module's own
+// seeding (git, protected branches, pipeline results) and reading helpers
+// on top of it.
+
 // Access levels as the members API takes them.
 const (
 	guest     = 10
@@ -27,10 +32,13 @@ const (
 	master    = 40
 )
 
+var form = apptest.Form
+
 // mrServer is a running Hearth (real stores, real git) for the merge
 // request API tests, with the bus to publish pipeline results on.
 type mrServer struct {
 	*apptest.Server
+	*apptest.Client
 	t         *testing.T
 	protected ports.ProtectedBranchStore
 	bus       ports.EventBus
@@ -41,6 +49,7 @@ func newServer(t *testing.T, opts ...apptest.Option) *mrServer {
 	s := &mrServer{t: t}
 	opts = append(opts, apptest.With(fx.Populate(&s.protected, &s.bus)))
 	s.Server = apptest.New(t, opts...)
+	s.Client = s.Server.Client(t)
 	return s
 }
 
@@ -51,32 +60,23 @@ type person struct {
 	token string
 }
 
-// person creates a user and a personal token for it.
+// person creates a user and an api token for it.
 func (s *mrServer) person(name string) person {
 	s.t.Helper()
-	var u struct{ ID int64 }
-	s.JSON(s.t, "POST", "/users", s.RootToken, url.Values{"username": {name}, "email": {name + "@example.com"},
-		"name": {"User " + name}, "password": {"secret-" + name + "-pw"}, "skip_confirmation": {"true"}}, 201, &u)
-	_, secret, err := s.Users.CreatePersonalToken(context.Background(), nil, u.ID, "tests", []string{"api"}, nil)
-	if err != nil {
-		s.t.Fatalf("token of %s: %v", name, err)
-	}
-	return person{id: u.ID, name: name, token: secret}
+	id, token := s.User(name)
+	return person{id: id, name: name, token: token}
 }
 
 // project creates an empty project as root (path root/<name>).
 func (s *mrServer) project(name, visibility string) int64 {
 	s.t.Helper()
-	var p struct{ ID int64 }
-	s.JSON(s.t, "POST", "/projects", s.RootToken, url.Values{"name": {name}, "visibility": {visibility}}, 201, &p)
-	return p.ID
+	return apptest.ID(s.Project(s.RootToken, "name", name, "visibility", visibility))
 }
 
 // member adds p to a project with level.
 func (s *mrServer) member(projectID int64, p person, level int) {
 	s.t.Helper()
-	s.JSON(s.t, "POST", fmt.Sprintf("/projects/%d/members", projectID), s.RootToken,
-		url.Values{"user_id": {fmt.Sprint(p.id)}, "access_level": {fmt.Sprint(level)}}, 201, nil)
+	s.AddMember("projects", projectID, p.id, level)
 }
 
 // protect protects a branch through the store.
@@ -221,35 +221,11 @@ func mrPath(projectID, iid int64, suffix string) string {
 	return fmt.Sprintf("/projects/%d/merge_requests/%d%s", projectID, iid, suffix)
 }
 
-// form builds url.Values from key, value pairs.
-func form(kv ...string) url.Values {
-	v := url.Values{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		v.Add(kv[i], kv[i+1])
-	}
-	return v
-}
-
-// expect sends a request, checks the status and, when want is not empty,
-// that the body equals want (as JSON).
-func (s *mrServer) expect(status int, want, method, path, token string, body any) []byte {
-	s.t.Helper()
-	resp, data := s.Do(s.t, method, path, token, body)
-	if resp.StatusCode != status {
-		s.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, resp.StatusCode, status, data)
-	}
-	if want != "" && !jsonEqual(data, []byte(want)) {
-		s.t.Fatalf("%s %s: body %s, want %s", method, path, data, want)
-	}
-	return data
-}
-
 // expectEmpty checks a 304 with no body.
 func (s *mrServer) expectEmpty(status int, method, path, token string, body any) {
 	s.t.Helper()
-	resp, data := s.Do(s.t, method, path, token, body)
-	if resp.StatusCode != status || len(data) != 0 {
-		s.t.Fatalf("%s %s: status %d body %q, want %d with an empty body", method, path, resp.StatusCode, data, status)
+	if r := s.Expect(status, method, path, token, body); len(r.Body) != 0 {
+		s.t.Fatalf("%s %s: body %q, want an empty body", method, path, r.Body)
 	}
 }
 
@@ -257,7 +233,7 @@ func (s *mrServer) expectEmpty(status int, method, path, token string, body any)
 func (s *mrServer) mrCall(status int, method, path, token string, body any) mrJSON {
 	s.t.Helper()
 	var m mrJSON
-	decode(s.t, s.expect(status, "", method, path, token, body), &m)
+	s.Expect(status, method, path, token, body).Decode(s.t, &m)
 	return m
 }
 
@@ -274,35 +250,19 @@ func (s *mrServer) get(token string, projectID, iid int64) mrJSON {
 	return s.mrCall(200, "GET", mrPath(projectID, iid, ""), token, nil)
 }
 
-// list reads a list expecting 200.
-func (s *mrServer) list(token, path string) ([]mrJSON, *http.Response) {
+// list reads a list expecting 200; the reply carries the pagination
+// headers.
+func (s *mrServer) list(token, path string) ([]mrJSON, apptest.Reply) {
 	s.t.Helper()
-	resp, data := s.Do(s.t, "GET", path, token, nil)
-	if resp.StatusCode != 200 {
-		s.t.Fatalf("GET %s: status %d; body %s", path, resp.StatusCode, data)
-	}
+	r := s.Expect(200, "GET", path, token, nil)
 	var out []mrJSON
-	decode(s.t, data, &out)
-	return out, resp
+	r.Decode(s.t, &out)
+	return out, r
 }
 
-// eventually polls cond for up to five seconds.
-func (s *mrServer) eventually(what string, cond func() (bool, string)) {
-	s.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%s: not within 5s; last: %s", what, state)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
-// rawDo sends a form request without touching t (safe in goroutines).
+// rawDo sends a form request without touching t: the client fails the
+// test, which only the test's goroutine may do, so concurrent requests
+// use this.
 func (s *mrServer) rawDo(method, path, token string, body url.Values) (int, []byte, error) {
 	req, err := http.NewRequest(method, s.API()+path, strings.NewReader(body.Encode()))
 	if err != nil {
@@ -319,22 +279,10 @@ func (s *mrServer) rawDo(method, path, token string, body url.Values) (int, []by
 	return resp.StatusCode, data, err
 }
 
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return string(a) == string(b)
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
-}
-
 // decode is json.Unmarshal failing the test.
 func decode(t *testing.T, data []byte, out any) {
 	t.Helper()
-	if err := json.Unmarshal(data, out); err != nil {
-		t.Fatalf("decode %s: %v", data, err)
-	}
+	apptest.Reply{Body: data}.Decode(t, out)
 }
 
 // keys lists the keys of a JSON object, sorted.

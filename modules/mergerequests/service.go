@@ -2,9 +2,7 @@ package mergerequests
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"go.uber.org/fx"
@@ -12,42 +10,35 @@ import (
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
-	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
 // Params are the service's dependencies, provided by the app.
 type Params struct {
 	fx.In
+	issuable.Deps
 	MergeRequests ports.MergeRequestStore
-	Notes         ports.NoteStore
-	Todos         ports.TodoStore
-	Subscriptions ports.SubscriptionStore
 	Projects      ports.ProjectStore
 	Namespaces    ports.NamespaceStore
-	Users         ports.UserStore
 	Protected     ports.ProtectedBranchStore
-	Labels        ports.LabelStore
-	Repos         ports.RepoBackend
+	Repos         ports.RepoReader
+	Git           ports.RepoWriter
 	Tx            ports.TxManager
 	Bus           ports.EventBus
-	Clock         ports.Clock
-	Policy        *access.Policy
-	Presenter     *apijson.MergeRequestPresenter
-	TodoPresenter *apijson.TodoPresenter
-	// Milestones and Issues come from the issues module when it is there.
-	Milestones     ports.MilestoneReader `optional:"true"`
-	Issues         ports.IssueReader
-	IssuePresenter *apijson.IssuePresenter
-	Log            *zap.Logger `optional:"true"`
+	// Milestones come from the issues module's store when the app has one.
+	Milestones ports.MilestoneReader `optional:"true"`
+	Issues     ports.IssueReader
+	Log        *zap.Logger `optional:"true"`
 }
 
-// Service holds the merge request use cases.
+// Service holds the merge request use cases. Each takes the caller and
+// typed input and returns domain values or core errors.
 type Service struct {
-	p   Params
-	log *zap.Logger
+	p        Params
+	log      *zap.Logger
+	activity *issuable.Activity
 	// lease is how long a started merge may stay unrecorded before a
 	// repair treats its process as dead.
 	lease time.Duration
@@ -59,96 +50,58 @@ func NewService(p Params) *Service {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Service{p: p, log: log, lease: time.Minute}
+	return &Service{p: p, log: log, activity: issuable.NewActivity(p.Deps, p.Milestones), lease: time.Minute}
 }
 
-// now is truncated to milliseconds, the precision clients see, so a
-// timestamp sent back as a filter bound matches what it came from.
-func (s *Service) now() time.Time { return s.p.Clock.Now().UTC().Truncate(time.Millisecond) }
+// now is the time to stamp, truncated to what clients see.
+func (s *Service) now() time.Time { return s.activity.Now() }
 
 func repoOf(projectID int64) string { return domain.RepoPath(projectID) }
 
-// target is a merge request's project as the caller sees it.
-type target struct {
-	caller  *domain.Caller
-	project *domain.Project
-	rights  access.Rights
-}
-
-// canRead is GitLab's read_merge_request (core/access).
-func (t target) canRead() bool { return access.CanReadMergeRequests(t.project, t.rights) }
-
-// project resolves {id} to a project whose merge requests the caller may
-// read; anything else is the project's 404.
-func (s *Service) project(r *http.Request) (target, error) {
-	ref, err := httpx.RefParam(r, "id")
+// load reads merge request iid of the target's project as stored (iid 0
+// names none).
+func (s *Service) load(ctx context.Context, t access.Target, iid int64) (*domain.MergeRequest, error) {
+	if iid <= 0 {
+		return nil, core.NotFound("Merge Request")
+	}
+	m, err := s.p.MergeRequests.Get(ctx, t.Project.ID, iid)
 	if err != nil {
-		return target{}, err
-	}
-	caller := httpx.CallerOf(r)
-	p, rights, err := s.p.Policy.ProjectByRef(r.Context(), caller, ref)
-	if err != nil {
-		return target{}, err
-	}
-	t := target{caller: caller, project: p, rights: rights}
-	if !t.canRead() {
-		return target{}, core.NotFound("Project")
-	}
-	return t, nil
-}
-
-// signedIn is project for writes: 401 before anything is revealed.
-func (s *Service) signedIn(r *http.Request) (target, error) {
-	if _, err := httpx.RequireUser(r); err != nil {
-		return target{}, err
-	}
-	return s.project(r)
-}
-
-// load reads {merge_request_iid} of the target's project.
-func (s *Service) load(r *http.Request, t target) (*domain.MergeRequest, error) {
-	iid, err := iidParam(r)
-	if err != nil {
-		return nil, err
-	}
-	m, err := s.p.MergeRequests.Get(r.Context(), t.project.ID, iid)
-	if err != nil {
-		return nil, notFound(err, "Merge Request", "read merge request")
+		return nil, issuable.StoreErr(err, "Merge Request", "read merge request")
 	}
 	return m, nil
 }
 
-func iidParam(r *http.Request) (int64, error) {
-	return httpx.IDParam(r, "merge_request_iid", "Merge Request")
-}
-
-// notFound maps a store's not-found to GitLab's 404 of what, and wraps
-// anything else.
-func notFound(err error, what, doing string) error {
-	if errors.Is(err, core.ErrNotFound) {
-		return core.NotFound(what)
+// fresh loads merge request iid and brings it up to date with git.
+func (s *Service) fresh(ctx context.Context, t access.Target, iid int64) (*domain.MergeRequest, error) {
+	m, err := s.load(ctx, t, iid)
+	if err != nil {
+		return nil, err
 	}
-	return fmt.Errorf("%s: %w", doing, err)
+	return s.refresh(ctx, m, 0)
 }
 
-// canUpdate is GitLab's update_merge_request: developers, and the author.
-func (t target) canUpdate(m *domain.MergeRequest) bool {
-	return t.rights.AtLeast(domain.Developer) || (t.caller.UserID() != 0 && m.AuthorID == t.caller.UserID())
-}
-
-// canMerge is GitLab's can_be_merged_by?: the caller may push to the
-// target branch, or a protected target lets developers merge.
-func (s *Service) canMerge(ctx context.Context, t target, branch string) (bool, error) {
-	if t.caller.UserID() == 0 || t.project.Archived {
-		return false, nil
+// writable resolves the project for a write on merge request iid (401
+// for anonymous callers, then 404) and loads it as stored.
+func (s *Service) writable(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64) (access.Target, *domain.MergeRequest, error) {
+	t, err := issuable.ResolveSignedIn(ctx, s.p.Policy, caller, ref, access.ReadMergeRequest)
+	if err != nil {
+		return t, nil, err
 	}
-	if t.rights.AtLeast(domain.Master) {
+	m, err := s.load(ctx, t, iid)
+	return t, m, err
+}
+
+// mayMerge is GitLab's can_be_merged_by?: masters push to any branch;
+// developers merge into an unprotected target, or a protected one whose
+// rule lets developers merge or push.
+func (s *Service) mayMerge(ctx context.Context, t access.Target, branch string) (bool, error) {
+	if t.Can(access.PushToProtectedBranches) {
 		return true, nil
 	}
-	if !t.rights.AtLeast(domain.Developer) {
+	if !t.Can(access.PushCode) {
 		return false, nil
 	}
-	rule, ok, err := s.protection(ctx, t.project.ID, branch)
+	rule, ok, err := s.protection(ctx, t.Project.ID, branch)
 	if err != nil || !ok {
 		return err == nil, err
 	}
@@ -165,11 +118,6 @@ func (s *Service) protection(ctx context.Context, projectID int64, branch string
 	return rule, ok, nil
 }
 
-// render presents one merge request for the caller.
-func (s *Service) render(r *http.Request, m *domain.MergeRequest) (*apijson.MergeRequest, error) {
-	return s.p.Presenter.One(r.Context(), httpx.CallerOf(r), m)
-}
-
 // fullPath is "namespace/project" of a project, for references.
 func (s *Service) fullPath(ctx context.Context, p *domain.Project) string {
 	ns, err := s.p.Namespaces.Get(ctx, p.NamespaceID)
@@ -177,4 +125,32 @@ func (s *Service) fullPath(ctx context.Context, p *domain.Project) string {
 		return p.Path
 	}
 	return ns.FullPath + "/" + p.Path
+}
+
+// publish announces a state change inside the caller's transaction (the
+// events feed records it there).
+func (s *Service) publish(ctx context.Context, m *domain.MergeRequest, action string, actor int64, closes []domain.IssueKey) error {
+	ev := domain.MergeRequestEvent{MergeRequest: *m, Action: action, Actor: actor, Closes: closes}
+	if err := s.p.Bus.Publish(ctx, ev); err != nil {
+		return fmt.Errorf("publish merge request %s: %w", action, err)
+	}
+	return nil
+}
+
+// systemNote records a change on the merge request's discussion, in the
+// caller's transaction.
+func (s *Service) systemNote(ctx context.Context, m *domain.MergeRequest, actor int64, body string) error {
+	return s.activity.SystemNotes(ctx, issuable.MergeRequestItem(m), actor, body)
+}
+
+// update applies fn to merge request iid under the store's lock and
+// stamps updated_at with the service's clock.
+func (s *Service) update(ctx context.Context, projectID, iid int64, fn func(*domain.MergeRequest) error) (*domain.MergeRequest, error) {
+	return s.p.MergeRequests.Update(ctx, projectID, iid, func(m *domain.MergeRequest) error {
+		if err := fn(m); err != nil {
+			return err
+		}
+		m.UpdatedAt = s.now()
+		return nil
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hearth-forge/hearth/app/apptest"
 )
@@ -30,8 +29,8 @@ func testStateTransitions(t *testing.T, s *mrServer) {
 	dev := s.person("dev")
 	s.member(r.id, dev, developer)
 
-	data := s.expect(201, "", "POST", mrsPath(r.id), dev.token, form("source_branch", "feature",
-		"target_branch", "master", "title", "Add feature", "description", "why it matters"))
+	data := s.Expect(201, "POST", mrsPath(r.id), dev.token, form("source_branch", "feature",
+		"target_branch", "master", "title", "Add feature", "description", "why it matters")).Body
 	var m mrJSON
 	decode(t, data, &m)
 	if m.State != "opened" || m.IID != 1 || m.ProjectID != r.id || m.SourceProjectID != r.id || m.TargetProjectID != r.id ||
@@ -172,19 +171,18 @@ func TestMergeWhenPipelineSucceeds(t *testing.T) {
 		t.Fatalf("MWPS merged at once: master %s", head)
 	}
 
-	// A pipeline on another commit does not merge it.
+	// A pipeline on another commit does not merge it. The bus is
+	// synchronous: whatever the success triggers has run when it returns.
 	s.pipelineSucceeded(r.id, "feature", r.base)
-	time.Sleep(300 * time.Millisecond)
 	if got := s.get(dev.token, r.id, 1); got.State != "opened" {
 		t.Fatalf("pipeline on another SHA merged it: %+v", got)
 	}
 
 	s.pipelineSucceeded(r.id, "feature", r.feature)
-	var got mrJSON
-	s.eventually("merge after the pipeline succeeded", func() (bool, string) {
-		got = s.get(dev.token, r.id, 1)
-		return got.State == "merged", got.State
-	})
+	got := s.get(dev.token, r.id, 1)
+	if got.State != "merged" {
+		t.Fatalf("after the pipeline succeeded: %+v", got)
+	}
 	head, _ := s.head(r.id, "master")
 	if str(got.MergeCommitSHA) != head {
 		t.Fatalf("merge_commit_sha %s, master %s", str(got.MergeCommitSHA), head)
@@ -213,7 +211,6 @@ func TestCancelMergeWhenPipelineSucceeds(t *testing.T) {
 		t.Fatalf("get after cancel: %+v", got)
 	}
 	s.pipelineSucceeded(r.id, "feature", r.feature)
-	time.Sleep(300 * time.Millisecond)
 	if got := s.get(dev.token, r.id, 1); got.State != "opened" {
 		t.Fatalf("a cancelled MWPS merged: %+v", got)
 	}
@@ -235,7 +232,7 @@ func TestMergedOutside(t *testing.T) {
 	s.create(dev.token, r.id, "ff", "master", "Fast forward")
 
 	s.moveRef(r.id, "master", ff, r.master)
-	data := s.expect(200, "", "GET", mrPath(r.id, 1, ""), dev.token, nil)
+	data := s.Expect(200, "GET", mrPath(r.id, 1, ""), dev.token, nil).Body
 	var m mrJSON
 	decode(t, data, &m)
 	if m.State != "merged" || !strings.Contains(string(data), `"merge_commit_sha":null`) {
@@ -266,15 +263,16 @@ func TestSourcePushRecomputes(t *testing.T) {
 		"branch": "feature", "commit_message": "Touch README",
 		"actions": []map[string]string{{"action": "update", "file_path": "README.md", "content": "feature side\n"}},
 	}, 201, &c)
-	var m mrJSON
-	s.eventually("sha follows the source head", func() (bool, string) {
-		m = s.get(dev.token, r.id, 1)
-		return m.SHA == c.ID, m.SHA
-	})
+	// The push event was handled before the commit API answered (and a
+	// read refreshes from git anyway).
+	m := s.get(dev.token, r.id, 1)
+	if m.SHA != c.ID {
+		t.Fatalf("sha %s, want the source head %s", m.SHA, c.ID)
+	}
 	if m.MergeStatus != "cannot_be_merged" {
 		t.Fatalf("merge_status after a conflicting push: %q", m.MergeStatus)
 	}
-	s.expect(405, `{"message":"Branch cannot be merged"}`, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
+	s.ExpectBody(405, `{"message":"Branch cannot be merged"}`, "PUT", mrPath(r.id, 1, "/merge"), dev.token, nil)
 }
 
 // TestMergeRequestFields: labels, WIP, web_url, counters, assignee filter,
@@ -321,7 +319,7 @@ func TestMergeRequestFields(t *testing.T) {
 	}
 
 	s.branch(r, "milestone")
-	s.expect(404, `{"message":"404 Milestone Not Found"}`, "POST", mrsPath(r.id), dev.token,
+	s.ExpectBody(404, `{"message":"404 Milestone Not Found"}`, "POST", mrsPath(r.id), dev.token,
 		form("source_branch", "milestone", "target_branch", "master", "title", "M", "milestone_id", "3"))
 
 	// Conflicts show at once, before any merge attempt.

@@ -66,13 +66,13 @@ func TestSubscriptions(t *testing.T) {
 		t.Fatalf("author resubscribe: %+v", m)
 	}
 
-	s.expect(401, unauthorized, "POST", sub, "", nil)
-	s.expect(401, unauthorized, "POST", unsub, "", nil)
+	s.ExpectBody(401, unauthorized, "POST", sub, "", nil)
+	s.ExpectBody(401, unauthorized, "POST", unsub, "", nil)
 	for _, who := range []person{outsider, gst} {
-		s.expect(404, `{"message":"404 Project Not Found"}`, "POST", sub, who.token, nil)
-		s.expect(404, `{"message":"404 Project Not Found"}`, "POST", unsub, who.token, nil)
+		s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", sub, who.token, nil)
+		s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", unsub, who.token, nil)
 	}
-	s.expect(404, `{"message":"404 Merge Request Not Found"}`, "POST", mrPath(r.id, 9, "/subscribe"), rep.token, nil)
+	s.ExpectBody(404, `{"message":"404 Merge Request Not Found"}`, "POST", mrPath(r.id, 9, "/subscribe"), rep.token, nil)
 }
 
 // TestTodos: POST .../todo creates a "marked" todo once (then 304), and the
@@ -91,14 +91,14 @@ func TestTodos(t *testing.T) {
 	todo := mrPath(r.id, 1, "/todo")
 
 	var td todoJSON
-	decode(t, s.expect(201, "", "POST", todo, rep.token, nil), &td)
+	decode(t, s.Expect(201, "POST", todo, rep.token, nil).Body, &td)
 	if td.ActionName != "marked" || td.TargetType != "MergeRequest" || td.Target == nil || td.Target.IID != 1 ||
 		td.Project == nil || td.Project.ID != r.id || td.Project.PathWithNamespace != "root/todos" || td.Author == nil || td.Author.ID != rep.id {
 		t.Fatalf("todo: %+v", td)
 	}
 	s.expectEmpty(304, "POST", todo, rep.token, nil)
-	s.expect(401, unauthorized, "POST", todo, "", nil)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "POST", todo, outsider.token, nil)
+	s.ExpectBody(401, unauthorized, "POST", todo, "", nil)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", todo, outsider.token, nil)
 
 	resp, data := s.Do(t, "GET", "/todos", dev2.token, nil)
 	if resp.StatusCode != 200 {

@@ -2,7 +2,6 @@ package mergerequests
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,28 +10,6 @@ import (
 
 	"github.com/hearth-forge/hearth/core/domain"
 )
-
-// systemNote records a change on the merge request's discussion, in the
-// caller's transaction.
-func (s *Service) systemNote(ctx context.Context, m *domain.MergeRequest, actor int64, body string) error {
-	pid := m.ProjectID
-	n := &domain.Note{ProjectID: &pid, NoteableType: domain.TargetMergeRequest, NoteableID: m.ID,
-		AuthorID: actor, Body: body, System: true, CreatedAt: s.now(), UpdatedAt: s.now()}
-	if err := s.p.Notes.Create(ctx, n); err != nil {
-		return fmt.Errorf("system note: %w", err)
-	}
-	return nil
-}
-
-// publish announces a state change inside the caller's transaction (the
-// events feed records it there).
-func (s *Service) publish(ctx context.Context, m *domain.MergeRequest, action string, actor int64, closes []domain.IssueKey) error {
-	ev := domain.MergeRequestEvent{MergeRequest: *m, Action: action, Actor: actor, Closes: closes}
-	if err := s.p.Bus.Publish(ctx, ev); err != nil {
-		return fmt.Errorf("publish merge request %s: %w", action, err)
-	}
-	return nil
-}
 
 // closingPattern is GitLab's default issue closing pattern: a keyword,
 // then one or more issue references.
