@@ -70,7 +70,6 @@ func TestServicesFreeOfHTTP(t *testing.T) {
 func httpNotYetOut(path string) bool {
 	for _, m := range []string{
 		"/modules/repository/",
-		"/modules/repository/",
 	} {
 		if strings.Contains(filepath.ToSlash(path), m) {
 			return true
