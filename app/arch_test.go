@@ -71,7 +71,6 @@ func httpNotYetOut(path string) bool {
 	for _, m := range []string{
 		"/modules/issues/",
 		"/modules/mergerequests/",
-		"/modules/repository/",
 	} {
 		if strings.Contains(filepath.ToSlash(path), m) {
 			return true

@@ -412,15 +412,15 @@ func (g *gitServer) raw(t *testing.T, method, path, user, secret string, hdr htt
 	return rawResponse{resp, string(data)}
 }
 
-// plainBackend hides the backend's optional interfaces (CheckedReceiver).
-type plainBackend struct{ ports.RepoBackend }
+// plainTransport hides the transport's optional interfaces (CheckedReceiver).
+type plainTransport struct{ ports.RepoTransport }
 
 // TestGitHTTPUncheckedBackend: with a backend that cannot check a push
 // between its objects and its refs, protected branches still never take a
 // force-push: updates the repository cannot prove fast-forward are refused.
 func TestGitHTTPUncheckedBackend(t *testing.T) {
 	t.Parallel()
-	s := newGitServer(t, apptest.With(fx.Decorate(func(r ports.RepoBackend) ports.RepoBackend { return plainBackend{r} })))
+	s := newGitServer(t, apptest.With(fx.Decorate(func(r ports.RepoTransport) ports.RepoTransport { return plainTransport{r} })))
 	p := s.project("plain", "private", 0)
 	git := newGit(t)
 	w := git.clone(s.remote(p.PathWithNamespace, "root", rootPassword))
