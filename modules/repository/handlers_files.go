@@ -111,33 +111,25 @@ func (h handlers) writeFile(fw fileWrite) httpx.HandlerFunc {
 	}
 }
 
-// GET /projects/:id/repository/blobs/:sha
-func (h handlers) getBlob(w http.ResponseWriter, r *http.Request) error {
-	var sha string
-	q, err := h.decode(r, toRead, pathParam("sha", &sha))
-	if err != nil {
-		return err
+// GET /projects/:id/repository/blobs/:sha[/raw], rendered by render.
+func (h handlers) blob(render func(http.ResponseWriter, domain.Blob) error) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var sha string
+		q, err := h.decode(r, toRead, pathParam("sha", &sha))
+		if err != nil {
+			return err
+		}
+		b, err := h.s.Blob(r.Context(), q.caller, q.ref, sha)
+		if err != nil {
+			return err
+		}
+		return render(w, b)
 	}
-	b, err := h.s.Blob(r.Context(), q.caller, q.ref, sha)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, newBlobJSON(b))
 }
 
-// GET /projects/:id/repository/blobs/:sha/raw
-func (h handlers) rawBlob(w http.ResponseWriter, r *http.Request) error {
-	var sha string
-	q, err := h.decode(r, toRead, pathParam("sha", &sha))
-	if err != nil {
-		return err
-	}
-	b, err := h.s.Blob(r.Context(), q.caller, q.ref, sha)
-	if err != nil {
-		return err
-	}
-	return rawBytes(w, b.Content)
-}
+// blobJSONOf renders a blob as GitLab's JSON, blobRaw as its bytes.
+func blobJSONOf(w http.ResponseWriter, b domain.Blob) error { return httpx.OK(w, newBlobJSON(b)) }
+func blobRaw(w http.ResponseWriter, b domain.Blob) error    { return rawBytes(w, b.Content) }
 
 // GET /projects/:id/repository/compare
 func (h handlers) compare(w http.ResponseWriter, r *http.Request) error {

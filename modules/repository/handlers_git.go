@@ -54,13 +54,9 @@ func (h handlers) gitInfoRefs(w http.ResponseWriter, r *http.Request) error {
 
 // gitUploadPack serves POST git-upload-pack (clone and fetch).
 func (h handlers) gitUploadPack(w http.ResponseWriter, r *http.Request) error {
-	g, ok := h.openGit(w, r, uploadPack, true)
+	g, body, ok := h.openGitRPC(w, r, uploadPack)
 	if !ok {
 		return nil
-	}
-	body, err := requestBody(r)
-	if err != nil {
-		return gitText(w, http.StatusBadRequest, rejectText(err))
 	}
 	defer body.Close()
 	lw := &lazyWriter{w: w, ctype: "application/x-git-upload-pack-result"}
@@ -75,13 +71,9 @@ func (h handlers) gitUploadPack(w http.ResponseWriter, r *http.Request) error {
 // git runs. A refused push is answered in git's protocol, so `git push`
 // prints GitLab's message as "remote: GitLab: ...".
 func (h handlers) gitReceivePack(w http.ResponseWriter, r *http.Request) error {
-	g, ok := h.openGit(w, r, receivePack, true)
+	g, body, ok := h.openGitRPC(w, r, receivePack)
 	if !ok {
 		return nil
-	}
-	body, err := requestBody(r)
-	if err != nil {
-		return gitText(w, http.StatusBadRequest, rejectText(err))
 	}
 	defer body.Close()
 	push, err := readPushCommands(coreBodyErrors{body})
@@ -126,6 +118,21 @@ func (h handlers) openGit(w http.ResponseWriter, r *http.Request, service string
 	}
 	liftDeadlines(w)
 	return g, true
+}
+
+// openGitRPC is openGit for the POST endpoints, which also need the
+// request body (400 when its encoding is not one git sends).
+func (h handlers) openGitRPC(w http.ResponseWriter, r *http.Request, service string) (*GitRepo, io.ReadCloser, bool) {
+	g, ok := h.openGit(w, r, service, true)
+	if !ok {
+		return nil, nil, false
+	}
+	body, err := requestBody(r)
+	if err != nil {
+		_ = gitText(w, http.StatusBadRequest, rejectText(err))
+		return nil, nil, false
+	}
+	return g, body, true
 }
 
 // gitCaller is the caller of a git request: the router's (PRIVATE-TOKEN,
