@@ -85,6 +85,9 @@ func TestBranchList(t *testing.T) {
 		t.Fatalf("anonymous list of a public repository: %v", branchNames(anon))
 	}
 
+	s.ExpectBody(404, notFound, "GET", branchesPath(tm.id, "?page=x"), tm.guest, nil) // access before validation
+	s.ExpectBody(400, `{"error":"page is invalid"}`, "GET", branchesPath(tm.id, "?page=x"), tm.reporter, nil)
+
 	// An empty repository has no branches.
 	empty := s.projectID("blist-empty", "private")
 	s.ExpectBody(200, `[]`, "GET", branchesPath(empty, ""), s.RootToken, nil)
@@ -190,6 +193,11 @@ func TestBranchCreate(t *testing.T) {
 	if _, ok := s.branchHead(tm.id, "p1"); ok {
 		t.Fatal("a refused creation left a branch")
 	}
+	// Access comes before validation: whoever may not create branches
+	// learns nothing from the parameters.
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "POST", path, "", url.Values{})
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", path, tm.stranger, url.Values{})
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", path, tm.reporter, url.Values{})
 
 	// A name a protection rule covers takes a master (or developers when
 	// they may push).

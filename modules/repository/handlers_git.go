@@ -253,7 +253,7 @@ func rejectText(err error) string {
 // refusePush answers a refused push in git's protocol (see rejection),
 // after reading the rest of the request so the client is not cut off
 // while it still sends its pack.
-func refusePush(w http.ResponseWriter, body io.Reader, push pushRequest, reason pushDenied) error {
+func refusePush(w http.ResponseWriter, body io.Reader, push PushRequest, reason pushDenied) error {
 	_, _ = io.Copy(io.Discard, body)
 	h := w.Header()
 	h.Set("Content-Type", "application/x-git-receive-pack-result")

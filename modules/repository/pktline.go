@@ -19,9 +19,10 @@ import (
 // maxCommandBytes caps the command list at the start of a push.
 const maxCommandBytes = 16 << 20
 
-// pushRequest is the start of a receive-pack request: the commands, the
-// client's capabilities, and the raw bytes read (replayed to git).
-type pushRequest struct {
+// PushRequest is the start of a receive-pack request, as the handler
+// decodes it: the commands, the client's capabilities, and the raw bytes
+// read (replayed to git).
+type PushRequest struct {
 	commands []domain.RefUpdate
 	caps     map[string]bool
 	raw      []byte
@@ -32,8 +33,8 @@ type pushRequest struct {
 // the capabilities after a NUL. Malformed input is core.ErrInvalid, a
 // command list over maxCommandBytes core.ErrTooLarge; a core error from rd
 // is returned as it is.
-func readPushCommands(rd io.Reader) (pushRequest, error) {
-	out := pushRequest{caps: map[string]bool{}}
+func readPushCommands(rd io.Reader) (PushRequest, error) {
+	out := PushRequest{caps: map[string]bool{}}
 	var raw bytes.Buffer
 	first := true
 	for {
@@ -115,7 +116,7 @@ func isObjectID(s string) bool {
 // msg on the progress side band (git prints it as "remote: ...") and a
 // report-status rejecting each command, as far as the client's
 // capabilities allow.
-func rejection(push pushRequest, msg string) []byte {
+func rejection(push PushRequest, msg string) []byte {
 	var report bytes.Buffer
 	if push.caps["report-status"] || push.caps["report-status-v2"] {
 		writePkt(&report, "unpack ok\n")

@@ -44,7 +44,7 @@ func (e pushDenied) Error() string { return "GitLab: " + string(e) }
 // refs (ports.CheckedReceiver). A refused push is a pushDenied error and
 // nothing was written to w. Push events follow what the refs hold once git
 // is done, whether or not the client stayed to read the answer.
-func (g *GitRepo) ReceivePack(ctx context.Context, push pushRequest, protocol string, in io.Reader, w io.Writer) error {
+func (g *GitRepo) ReceivePack(ctx context.Context, push PushRequest, protocol string, in io.Reader, w io.Writer) error {
 	if g.service != receivePack {
 		return fmt.Errorf("receive-pack on a repository opened for %s", g.service)
 	}
