@@ -57,7 +57,7 @@ func TestServicesFreeOfHTTP(t *testing.T) {
 			}
 			for _, imp := range parsed.Imports {
 				name, _ := strconv.Unquote(imp.Path.Value)
-				if why := fileViolation(path, name); why != "" && !httpNotYetOut(path) {
+				if why := fileViolation(path, name); why != "" {
 					t.Errorf("%s imports %s: %s", path, name, why)
 				}
 			}
@@ -65,18 +65,6 @@ func TestServicesFreeOfHTTP(t *testing.T) {
 	}
 }
 
-// httpNotYetOut lists the modules whose services still take HTTP requests
-// while they move to the anatomy; each line goes when its module is done.
-func httpNotYetOut(path string) bool {
-	for _, m := range []string{
-		"/modules/repository/",
-	} {
-		if strings.Contains(filepath.ToSlash(path), m) {
-			return true
-		}
-	}
-	return false
-}
 
 // fileViolation is the per-file rule inside modules: net/http belongs to
 // routes.go and handlers*.go.

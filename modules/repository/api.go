@@ -3,7 +3,9 @@ package repository
 import (
 	"time"
 
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/httpx"
 )
 
 // commitJSON is GitLab 9.x's Commit entity (RepoCommit). Stats and Status
@@ -49,9 +51,87 @@ func newCommitJSON(c domain.Commit) commitJSON {
 	}
 }
 
-func newCommitDetailJSON(c domain.Commit, st domain.CommitStats) commitDetailJSON {
+// mapAll renders every item of a list (an empty array, never null).
+func mapAll[T, J any](list []T, render func(T) J) []J {
+	out := make([]J, 0, len(list))
+	for _, item := range list {
+		out = append(out, render(item))
+	}
+	return out
+}
+
+func newCommitDetailJSON(c CommitDetail) commitDetailJSON {
+	st := c.Stats
 	return commitDetailJSON{
-		commitJSON: newCommitJSON(c),
+		commitJSON: newCommitJSON(c.Commit),
 		Stats:      &statsJSON{Additions: st.Additions, Deletions: st.Deletions, Total: st.Additions + st.Deletions},
 	}
+}
+
+// branchJSON is GitLab 9.x's RepoBranch entity.
+type branchJSON struct {
+	Name               string     `json:"name"`
+	Commit             commitJSON `json:"commit"`
+	Merged             bool       `json:"merged"`
+	Protected          bool       `json:"protected"`
+	DevelopersCanPush  bool       `json:"developers_can_push"`
+	DevelopersCanMerge bool       `json:"developers_can_merge"`
+}
+
+func newBranchJSON(b BranchInfo) branchJSON {
+	out := branchJSON{Name: b.Name, Commit: newCommitJSON(b.Commit), Merged: b.Merged}
+	if rule := b.Protection; rule != nil {
+		out.Protected = true
+		out.DevelopersCanPush = rule.DevelopersCanPush
+		out.DevelopersCanMerge = rule.DevelopersCanMerge
+	}
+	return out
+}
+
+// releaseJSON is GitLab 9.x's Release entity.
+type releaseJSON struct {
+	TagName     string `json:"tag_name"`
+	Description string `json:"description"`
+}
+
+func newReleaseJSON(r domain.Release) releaseJSON {
+	return releaseJSON{TagName: r.TagName, Description: r.Description}
+}
+
+// tagJSON is GitLab 9.x's RepoTag entity: message is null for a
+// lightweight tag, release null when the tag has none.
+type tagJSON struct {
+	Name    string       `json:"name"`
+	Message *string      `json:"message"`
+	Commit  commitJSON   `json:"commit"`
+	Release *releaseJSON `json:"release"`
+}
+
+func newTagJSON(t TagInfo) tagJSON {
+	out := tagJSON{Name: t.Name, Message: t.Message, Commit: newCommitJSON(t.Commit)}
+	if t.Release != nil {
+		j := newReleaseJSON(*t.Release)
+		out.Release = &j
+	}
+	return out
+}
+
+// commitNoteJSON is GitLab's CommitNote.
+type commitNoteJSON struct {
+	Note      string            `json:"note"`
+	Path      *string           `json:"path"`
+	Line      *int              `json:"line"`
+	LineType  *string           `json:"line_type"`
+	Author    apijson.UserBasic `json:"author"`
+	CreatedAt httpx.Time        `json:"created_at"`
+}
+
+// newCommitNoteJSON renders a comment with links under base (the external
+// URL); a deleted author is GitLab's ghost user.
+func newCommitNoteJSON(base string, c CommitNote) commitNoteJSON {
+	author := apijson.UserBasic{ID: c.AuthorID, Name: "Ghost User", Username: "ghost", State: "active", WebURL: base + "/ghost"}
+	if c.Author != nil {
+		author = apijson.UserBasicOf(base, c.Author)
+	}
+	return commitNoteJSON{Note: c.Note, Path: c.Path, Line: c.Line, LineType: c.LineType, Author: author, CreatedAt: httpx.TimeOf(c.CreatedAt)}
 }

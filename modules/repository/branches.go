@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"unicode/utf8"
-
-	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
-	"github.com/hearth-forge/hearth/core/httpx"
 )
 
 // GitLab 9.x's branch messages (app/services/create_branch_service.rb,
@@ -25,31 +20,16 @@ const (
 	msgBranchMovedOnDelete   = "The branch changed while it was being removed; try again"
 )
 
-// branchRoutes lists the Branches endpoints.
-func (h handlers) branchRoutes() []httpx.Route {
-	const base = "/projects/{id}/repository/branches"
-	return []httpx.Route{
-		{Method: http.MethodGet, Pattern: base, Handle: h.listBranches},
-		{Method: http.MethodPost, Pattern: base, Handle: h.createBranch},
-		{Method: http.MethodGet, Pattern: base + "/{branch}", Handle: h.getBranch},
-		{Method: http.MethodDelete, Pattern: base + "/{branch}", Handle: h.deleteBranch},
-		{Method: http.MethodPut, Pattern: base + "/{branch}/protect", Handle: h.protectBranch},
-		{Method: http.MethodPut, Pattern: base + "/{branch}/unprotect", Handle: h.unprotectBranch},
-		{Method: http.MethodDelete, Pattern: "/projects/{id}/repository/merged_branches", Handle: h.deleteMergedBranches},
-	}
+// BranchInfo is a branch as the Branches API shows it.
+type BranchInfo struct {
+	domain.Branch
+	// Merged: the head is in the default branch's history (see mergeCandidate).
+	Merged bool
+	// Protection is the rule protecting the branch, nil when none does.
+	Protection *domain.ProtectedBranch
 }
 
-// branchJSON is GitLab 9.x's RepoBranch entity.
-type branchJSON struct {
-	Name               string     `json:"name"`
-	Commit             commitJSON `json:"commit"`
-	Merged             bool       `json:"merged"`
-	Protected          bool       `json:"protected"`
-	DevelopersCanPush  bool       `json:"developers_can_push"`
-	DevelopersCanMerge bool       `json:"developers_can_merge"`
-}
-
-// branchContext is what the Branch entity needs besides the branch: the
+// branchContext is what BranchInfo needs besides the branch: the
 // project's protection rules and the head of its default branch.
 type branchContext struct {
 	repo          string
@@ -58,23 +38,241 @@ type branchContext struct {
 	rules         []domain.ProtectedBranch
 }
 
-// validRefShortName is domain.ValidShortRefName for names that travel in
-// JSON, so valid UTF-8 too.
-func validRefShortName(name string) bool {
-	return utf8.ValidString(name) && domain.ValidShortRefName(name)
+// ListBranches lists one page of the project's branches, sorted by name,
+// and how many there are.
+func (s *Service) ListBranches(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, pg domain.Page) ([]BranchInfo, int, error) {
+	t, err := s.target(ctx, caller, ref, toRead)
+	if err != nil {
+		return nil, 0, err
+	}
+	all, err := listRefs(ctx, t.Project, s.p.Reader.Branches, "branches")
+	if err != nil {
+		return nil, 0, err
+	}
+	bc, err := s.branchContext(ctx, t.Project, all)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := s.branchInfos(ctx, bc, pageOf(all, pg))
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, len(all), nil
 }
 
-// branchParam reads the URL-encoded {branch} path parameter; an empty name
-// names no branch.
-func branchParam(r *http.Request) (string, error) {
-	name, err := httpx.PathParam(r, "branch")
+// GetBranch reads one branch.
+func (s *Service) GetBranch(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string) (BranchInfo, error) {
+	t, err := s.target(ctx, caller, ref, toRead)
 	if err != nil {
-		return "", err
+		return BranchInfo{}, err
 	}
-	if name == "" {
-		return "", core.NotFound("Branch")
+	b, err := s.readBranch(ctx, t.Project, name)
+	if err != nil {
+		return BranchInfo{}, err
 	}
-	return name, nil
+	return s.branchInfo(ctx, t.Project, b)
+}
+
+// CreateBranch points a new branch at the commit in.Ref names (GitLab's
+// CreateBranchService): a developer's write, under the protection rules.
+func (s *Service) CreateBranch(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in CreateBranchInput) (BranchInfo, error) {
+	t, err := s.target(ctx, caller, ref, toPush)
+	if err != nil {
+		return BranchInfo{}, err
+	}
+	if !validRefShortName(in.Branch) {
+		return BranchInfo{}, core.BadRequest(msgBranchNameInvalid)
+	}
+	p, repo := t.Project, repoOf(t.Project)
+	switch _, err := s.p.Reader.Branch(ctx, repo, in.Branch); {
+	case err == nil:
+		return BranchInfo{}, core.BadRequest(msgBranchExists)
+	case errors.Is(err, core.ErrInvalid):
+		return BranchInfo{}, core.BadRequest(msgBranchNameInvalid)
+	case !errors.Is(err, core.ErrNotFound):
+		return BranchInfo{}, fmt.Errorf("read branch %q: %w", in.Branch, err)
+	}
+	if err := s.checkBranchPush(ctx, t, in.Branch); err != nil {
+		return BranchInfo{}, err
+	}
+	sha, err := s.p.Reader.Resolve(ctx, repo, in.Ref)
+	switch {
+	case errors.Is(err, core.ErrNotFound) || errors.Is(err, core.ErrInvalid):
+		return BranchInfo{}, core.BadRequest(msgInvalidReference)
+	case err != nil:
+		return BranchInfo{}, fmt.Errorf("resolve %q: %w", in.Ref, err)
+	}
+	full := domain.BranchPrefix + in.Branch
+	switch err := s.p.Writer.UpdateRef(ctx, repo, full, sha, domain.ZeroID); {
+	case errors.Is(err, core.ErrStale) || errors.Is(err, core.ErrConflict):
+		return BranchInfo{}, core.BadRequest(msgBranchExists) // created meanwhile
+	case errors.Is(err, core.ErrInvalid):
+		// A name git refuses (e.g. "a" when "a/b" exists), or a ref that
+		// is not a commit.
+		return BranchInfo{}, core.BadRequest(msgBranchNameInvalid)
+	case errors.Is(err, core.ErrNotFound):
+		return BranchInfo{}, core.BadRequest(msgInvalidReference)
+	case err != nil:
+		return BranchInfo{}, fmt.Errorf("create branch %q: %w", in.Branch, err)
+	}
+	s.publishRef(ctx, p, caller, full, domain.ZeroID, sha)
+	b, err := s.p.Reader.Branch(ctx, repo, in.Branch)
+	if err != nil {
+		return BranchInfo{}, fmt.Errorf("read created branch %q: %w", in.Branch, err)
+	}
+	return s.branchInfo(ctx, p, b)
+}
+
+// DeleteBranch removes a branch that is neither the default nor
+// protected (GitLab's DeleteBranchService).
+func (s *Service) DeleteBranch(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string) error {
+	t, err := s.target(ctx, caller, ref, toPush)
+	if err != nil {
+		return err
+	}
+	b, err := s.readBranch(ctx, t.Project, name)
+	if err != nil {
+		return err
+	}
+	bc, err := s.branchContext(ctx, t.Project, nil)
+	if err != nil {
+		return err
+	}
+	if err := deleteBranchRefusal(bc, b.Name); err != nil {
+		return err
+	}
+	switch err := s.removeBranch(ctx, t.Project, caller, b); {
+	case errors.Is(err, core.ErrStale):
+		return core.Conflict(msgBranchMovedOnDelete)
+	case errors.Is(err, core.ErrNotFound):
+		return core.NotFound("Branch")
+	case err != nil:
+		return fmt.Errorf("delete branch %q: %w", b.Name, err)
+	}
+	return nil
+}
+
+// DeleteMergedBranches deletes every branch merged into the default
+// branch (GitLab's DeleteMergedBranchesService), except the default
+// branch and protected ones. GitLab does it in the background; Hearth does
+// it before answering, so a client that lists branches next sees the
+// result.
+func (s *Service) DeleteMergedBranches(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath) error {
+	t, err := s.target(ctx, caller, ref, toPush)
+	if err != nil {
+		return err
+	}
+	all, err := listRefs(ctx, t.Project, s.p.Reader.Branches, "branches")
+	if err != nil {
+		return err
+	}
+	bc, err := s.branchContext(ctx, t.Project, all)
+	if err != nil {
+		return err
+	}
+	var deletable []domain.Branch
+	for _, b := range all {
+		if deleteBranchRefusal(bc, b.Name) == nil {
+			deletable = append(deletable, b)
+		}
+	}
+	merged, err := s.mergedFlags(ctx, bc, deletable)
+	if err != nil {
+		return err
+	}
+	for _, b := range deletable {
+		if !merged[b.Name] {
+			continue
+		}
+		// A branch that moved or went away meanwhile is left alone.
+		if err := s.removeBranch(ctx, t.Project, caller, b); err != nil &&
+			!errors.Is(err, core.ErrStale) && !errors.Is(err, core.ErrNotFound) {
+			return fmt.Errorf("delete merged branch %q: %w", b.Name, err)
+		}
+	}
+	return nil
+}
+
+// ProtectBranch creates or changes the rule named exactly like the branch.
+func (s *Service) ProtectBranch(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string, in ProtectBranchInput) (BranchInfo, error) {
+	t, err := s.target(ctx, caller, ref, toAdmin)
+	if err != nil {
+		return BranchInfo{}, err
+	}
+	p := t.Project
+	b, err := s.readBranch(ctx, p, name)
+	if err != nil {
+		return BranchInfo{}, err
+	}
+	rules, err := s.p.Protected.List(ctx, p.ID)
+	if err != nil {
+		return BranchInfo{}, fmt.Errorf("protected branches of project %d: %w", p.ID, err)
+	}
+	rule := domain.ProtectedBranch{ProjectID: p.ID, Name: b.Name, CreatedAt: s.now()}
+	for _, existing := range rules {
+		if existing.Name == b.Name {
+			rule = existing
+			break
+		}
+	}
+	if in.DevelopersCanPush != nil {
+		rule.DevelopersCanPush = *in.DevelopersCanPush
+	}
+	if in.DevelopersCanMerge != nil {
+		rule.DevelopersCanMerge = *in.DevelopersCanMerge
+	}
+	if _, err := s.p.Protected.Protect(ctx, rule); err != nil {
+		return BranchInfo{}, fmt.Errorf("protect branch %q: %w", b.Name, err)
+	}
+	return s.branchInfo(ctx, p, b)
+}
+
+// UnprotectBranch removes the rule named like the branch (a wildcard rule
+// that also matches stays).
+func (s *Service) UnprotectBranch(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string) (BranchInfo, error) {
+	t, err := s.target(ctx, caller, ref, toAdmin)
+	if err != nil {
+		return BranchInfo{}, err
+	}
+	b, err := s.readBranch(ctx, t.Project, name)
+	if err != nil {
+		return BranchInfo{}, err
+	}
+	if err := s.p.Protected.Unprotect(ctx, t.Project.ID, b.Name); err != nil {
+		return BranchInfo{}, fmt.Errorf("unprotect branch %q: %w", b.Name, err)
+	}
+	return s.branchInfo(ctx, t.Project, b)
+}
+
+// listRefs lists every branch or tag of p; a project whose repository does
+// not exist has none, as GitLab answers.
+func listRefs[T any](ctx context.Context, p *domain.Project, list func(context.Context, string) ([]T, error), what string) ([]T, error) {
+	all, err := list(ctx, repoOf(p))
+	switch {
+	case errors.Is(err, core.ErrNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("list %s of project %d: %w", what, p.ID, err)
+	}
+	if all == nil {
+		all = []T{}
+	}
+	return all, nil
+}
+
+// readBranch reads the branch name of p (404 when missing or not a
+// possible branch name).
+func (s *Service) readBranch(ctx context.Context, p *domain.Project, name string) (domain.Branch, error) {
+	if !validRefShortName(name) {
+		return domain.Branch{}, core.NotFound("Branch")
+	}
+	b, err := s.p.Reader.Branch(ctx, repoOf(p), name)
+	if errors.Is(err, core.ErrInvalid) {
+		return domain.Branch{}, core.NotFound("Branch")
+	}
+	if err != nil {
+		return domain.Branch{}, backendErr(err, "Branch", "read branch")
+	}
+	return b, nil
 }
 
 // branchContext reads the protection rules and the default branch head of
@@ -96,7 +294,7 @@ func (s *Service) branchContext(ctx context.Context, p *domain.Project, known []
 	if known != nil {
 		return bc, nil // the full list has no default branch
 	}
-	head, err := s.p.Repos.Branch(ctx, bc.repo, bc.defaultBranch)
+	head, err := s.p.Reader.Branch(ctx, bc.repo, bc.defaultBranch)
 	switch {
 	case err == nil:
 		bc.defaultHead = head.Commit.ID
@@ -123,7 +321,7 @@ func (s *Service) mergedFlags(ctx context.Context, bc branchContext, branches []
 	if bc.defaultHead == "" {
 		return out, nil
 	}
-	names, err := s.p.Repos.MergedBranches(ctx, bc.repo, bc.defaultHead)
+	names, err := s.p.Reader.MergedBranches(ctx, bc.repo, bc.defaultHead)
 	if err != nil {
 		return nil, fmt.Errorf("branches merged into %s: %w", bc.defaultBranch, err)
 	}
@@ -137,172 +335,34 @@ func (s *Service) mergedFlags(ctx context.Context, bc branchContext, branches []
 	return out, nil
 }
 
-// branchJSONs renders branches, deciding "merged" for all of them at once.
-func (s *Service) branchJSONs(ctx context.Context, bc branchContext, branches []domain.Branch) ([]branchJSON, error) {
+// branchInfos completes branches, deciding "merged" for all of them at once.
+func (s *Service) branchInfos(ctx context.Context, bc branchContext, branches []domain.Branch) ([]BranchInfo, error) {
 	merged, err := s.mergedFlags(ctx, bc, branches)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]branchJSON, 0, len(branches))
+	out := make([]BranchInfo, 0, len(branches))
 	for _, b := range branches {
-		j := branchJSON{Name: b.Name, Commit: newCommitJSON(b.Commit), Merged: merged[b.Name]}
-		if rule, ok := protection(bc.rules, b.Name); ok {
-			j.Protected = true
-			j.DevelopersCanPush = rule.DevelopersCanPush
-			j.DevelopersCanMerge = rule.DevelopersCanMerge
+		info := BranchInfo{Branch: b, Merged: merged[b.Name]}
+		if rule, ok := domain.Protection(bc.rules, b.Name); ok {
+			info.Protection = &rule
 		}
-		out = append(out, j)
+		out = append(out, info)
 	}
 	return out, nil
 }
 
-// publishRef announces a ref created or deleted through the API, as GitLab
-// does with a push of no commits. Failures are logged: the ref moved.
-func (s *Service) publishRef(ctx context.Context, p *domain.Project, caller *domain.Caller, ref, before, after string) {
-	ev := domain.PushEvent{
-		ProjectID: p.ID, Actor: caller.UserID(), Ref: ref,
-		Before: before, After: after, Commits: []domain.PushCommit{}, TotalCommits: 0, At: s.now(),
-	}
-	if err := s.p.Bus.Publish(ctx, ev); err != nil {
-		s.log.Error("push event of API ref change", zap.Int64("project_id", p.ID), zap.String("ref", ref), zap.Error(err))
-	}
-}
-
-// GET /projects/:id/repository/branches
-func (h handlers) listBranches(w http.ResponseWriter, r *http.Request) error {
-	p, _, err := h.readable(r)
+// branchInfo completes one branch of p.
+func (s *Service) branchInfo(ctx context.Context, p *domain.Project, b domain.Branch) (BranchInfo, error) {
+	bc, err := s.branchContext(ctx, p, nil)
 	if err != nil {
-		return err
+		return BranchInfo{}, err
 	}
-	pg, err := httpx.PageOf(r)
+	out, err := s.branchInfos(ctx, bc, []domain.Branch{b})
 	if err != nil {
-		return err
+		return BranchInfo{}, err
 	}
-	ctx := r.Context()
-	all, err := h.s.p.Repos.Branches(ctx, repoOf(p))
-	switch {
-	case errors.Is(err, core.ErrNotFound):
-		all = []domain.Branch{} // no repository: no branches, as GitLab answers
-	case err != nil:
-		return fmt.Errorf("list branches of project %d: %w", p.ID, err)
-	}
-	if all == nil {
-		all = []domain.Branch{}
-	}
-	bc, err := h.s.branchContext(ctx, p, all)
-	if err != nil {
-		return err
-	}
-	out, err := h.s.branchJSONs(ctx, bc, pageOf(all, pg))
-	if err != nil {
-		return err
-	}
-	return httpx.Paginated(w, r, out, len(all), pg)
-}
-
-// readBranch reads the branch {branch} of p (404 when missing or not a
-// possible branch name).
-func (h handlers) readBranch(r *http.Request, p *domain.Project) (domain.Branch, error) {
-	name, err := branchParam(r)
-	if err != nil {
-		return domain.Branch{}, err
-	}
-	if !validRefShortName(name) {
-		return domain.Branch{}, core.NotFound("Branch")
-	}
-	b, err := h.s.p.Repos.Branch(r.Context(), repoOf(p), name)
-	if errors.Is(err, core.ErrInvalid) {
-		return domain.Branch{}, core.NotFound("Branch")
-	}
-	if err != nil {
-		return domain.Branch{}, backendErr(err, "Branch", "read branch")
-	}
-	return b, nil
-}
-
-// renderBranch answers one branch with status.
-func (h handlers) renderBranch(w http.ResponseWriter, r *http.Request, p *domain.Project, b domain.Branch, status int) error {
-	bc, err := h.s.branchContext(r.Context(), p, nil)
-	if err != nil {
-		return err
-	}
-	out, err := h.s.branchJSONs(r.Context(), bc, []domain.Branch{b})
-	if err != nil {
-		return err
-	}
-	return httpx.JSON(w, status, out[0])
-}
-
-// GET /projects/:id/repository/branches/:branch
-func (h handlers) getBranch(w http.ResponseWriter, r *http.Request) error {
-	p, _, err := h.readable(r)
-	if err != nil {
-		return err
-	}
-	b, err := h.readBranch(r, p)
-	if err != nil {
-		return err
-	}
-	return h.renderBranch(w, r, p, b, http.StatusOK)
-}
-
-// POST /projects/:id/repository/branches
-func (h handlers) createBranch(w http.ResponseWriter, r *http.Request) error {
-	caller, p, rights, err := h.writable(r, domain.Developer)
-	if err != nil {
-		return err
-	}
-	var in struct {
-		Branch string `param:"branch,required,nul"`
-		Ref    string `param:"ref,required"`
-	}
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	if p.Archived {
-		return core.Forbidden("")
-	}
-	if !validRefShortName(in.Branch) {
-		return core.BadRequest(msgBranchNameInvalid)
-	}
-	ctx, repo := r.Context(), repoOf(p)
-	switch _, err := h.s.p.Repos.Branch(ctx, repo, in.Branch); {
-	case err == nil:
-		return core.BadRequest(msgBranchExists)
-	case errors.Is(err, core.ErrInvalid):
-		return core.BadRequest(msgBranchNameInvalid)
-	case !errors.Is(err, core.ErrNotFound):
-		return fmt.Errorf("read branch %q: %w", in.Branch, err)
-	}
-	if err := h.s.checkBranchPush(ctx, p, rights, in.Branch); err != nil {
-		return err
-	}
-	sha, err := h.s.p.Repos.Resolve(ctx, repo, in.Ref)
-	switch {
-	case errors.Is(err, core.ErrNotFound) || errors.Is(err, core.ErrInvalid):
-		return core.BadRequest(msgInvalidReference)
-	case err != nil:
-		return fmt.Errorf("resolve %q: %w", in.Ref, err)
-	}
-	ref := domain.BranchPrefix + in.Branch
-	switch err := h.s.p.Repos.UpdateRef(ctx, repo, ref, sha, domain.ZeroID); {
-	case errors.Is(err, core.ErrStale) || errors.Is(err, core.ErrConflict):
-		return core.BadRequest(msgBranchExists) // created meanwhile
-	case errors.Is(err, core.ErrInvalid):
-		// A name git refuses (e.g. "a" when "a/b" exists), or a ref that
-		// is not a commit.
-		return core.BadRequest(msgBranchNameInvalid)
-	case errors.Is(err, core.ErrNotFound):
-		return core.BadRequest(msgInvalidReference)
-	case err != nil:
-		return fmt.Errorf("create branch %q: %w", in.Branch, err)
-	}
-	h.s.publishRef(ctx, p, caller, ref, domain.ZeroID, sha)
-	b, err := h.s.p.Repos.Branch(ctx, repo, in.Branch)
-	if err != nil {
-		return fmt.Errorf("read created branch %q: %w", in.Branch, err)
-	}
-	return h.renderBranch(w, r, p, b, http.StatusCreated)
+	return out[0], nil
 }
 
 // deleteBranchRefusal is GitLab 9.x's DeleteBranchService refusals (405):
@@ -311,7 +371,7 @@ func deleteBranchRefusal(bc branchContext, name string) error {
 	if name == bc.defaultBranch {
 		return core.NotAllowed(msgCannotRemoveHead)
 	}
-	if _, ok := protection(bc.rules, name); ok {
+	if _, ok := domain.Protection(bc.rules, name); ok {
 		return core.NotAllowed(msgCannotRemoveProtected)
 	}
 	return nil
@@ -320,149 +380,9 @@ func deleteBranchRefusal(bc branchContext, name string) error {
 // removeBranch deletes b by compare-and-swap on its head and announces it.
 func (s *Service) removeBranch(ctx context.Context, p *domain.Project, caller *domain.Caller, b domain.Branch) error {
 	ref := domain.BranchPrefix + b.Name
-	if err := s.p.Repos.UpdateRef(ctx, repoOf(p), ref, domain.ZeroID, b.Commit.ID); err != nil {
+	if err := s.p.Writer.UpdateRef(ctx, repoOf(p), ref, domain.ZeroID, b.Commit.ID); err != nil {
 		return err
 	}
 	s.publishRef(ctx, p, caller, ref, b.Commit.ID, domain.ZeroID)
 	return nil
-}
-
-// DELETE /projects/:id/repository/branches/:branch
-func (h handlers) deleteBranch(w http.ResponseWriter, r *http.Request) error {
-	caller, p, _, err := h.writable(r, domain.Developer)
-	if err != nil {
-		return err
-	}
-	if p.Archived {
-		return core.Forbidden("")
-	}
-	b, err := h.readBranch(r, p)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	bc, err := h.s.branchContext(ctx, p, nil)
-	if err != nil {
-		return err
-	}
-	if err := deleteBranchRefusal(bc, b.Name); err != nil {
-		return err
-	}
-	switch err := h.s.removeBranch(ctx, p, caller, b); {
-	case errors.Is(err, core.ErrStale):
-		return core.Conflict(msgBranchMovedOnDelete)
-	case errors.Is(err, core.ErrNotFound):
-		return core.NotFound("Branch")
-	case err != nil:
-		return fmt.Errorf("delete branch %q: %w", b.Name, err)
-	}
-	return httpx.NoContent(w)
-}
-
-// DELETE /projects/:id/repository/merged_branches deletes every branch
-// merged into the default branch (GitLab's DeleteMergedBranchesService),
-// except the default branch and protected ones. GitLab runs it in the
-// background and answers 202; Hearth does the work before answering, so a
-// client that lists branches next sees the result.
-func (h handlers) deleteMergedBranches(w http.ResponseWriter, r *http.Request) error {
-	caller, p, _, err := h.writable(r, domain.Developer)
-	if err != nil {
-		return err
-	}
-	if p.Archived {
-		return core.Forbidden("")
-	}
-	ctx := r.Context()
-	all, err := h.s.p.Repos.Branches(ctx, repoOf(p))
-	switch {
-	case errors.Is(err, core.ErrNotFound):
-		all = nil
-	case err != nil:
-		return fmt.Errorf("list branches of project %d: %w", p.ID, err)
-	}
-	bc, err := h.s.branchContext(ctx, p, all)
-	if err != nil {
-		return err
-	}
-	var deletable []domain.Branch
-	for _, b := range all {
-		if deleteBranchRefusal(bc, b.Name) == nil {
-			deletable = append(deletable, b)
-		}
-	}
-	merged, err := h.s.mergedFlags(ctx, bc, deletable)
-	if err != nil {
-		return err
-	}
-	for _, b := range deletable {
-		if !merged[b.Name] {
-			continue
-		}
-		// A branch that moved or went away meanwhile is left alone.
-		if err := h.s.removeBranch(ctx, p, caller, b); err != nil &&
-			!errors.Is(err, core.ErrStale) && !errors.Is(err, core.ErrNotFound) {
-			return fmt.Errorf("delete merged branch %q: %w", b.Name, err)
-		}
-	}
-	return httpx.JSON(w, http.StatusAccepted, map[string]string{"message": "202 Accepted"})
-}
-
-// PUT /projects/:id/repository/branches/:branch/protect
-func (h handlers) protectBranch(w http.ResponseWriter, r *http.Request) error {
-	_, p, _, err := h.writable(r, domain.Master)
-	if err != nil {
-		return err
-	}
-	var in struct {
-		DevelopersCanPush  *bool `param:"developers_can_push"`
-		DevelopersCanMerge *bool `param:"developers_can_merge"`
-	}
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	b, err := h.readBranch(r, p)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	rules, err := h.s.p.Protected.List(ctx, p.ID)
-	if err != nil {
-		return fmt.Errorf("protected branches of project %d: %w", p.ID, err)
-	}
-	// The rule named exactly like the branch: flags not given stay as they
-	// are (false for a new rule), as GitLab's legacy protect API does.
-	rule := domain.ProtectedBranch{ProjectID: p.ID, Name: b.Name, CreatedAt: h.s.now()}
-	for _, existing := range rules {
-		if existing.Name == b.Name {
-			rule = existing
-			break
-		}
-	}
-	if in.DevelopersCanPush != nil {
-		rule.DevelopersCanPush = *in.DevelopersCanPush
-	}
-	if in.DevelopersCanMerge != nil {
-		rule.DevelopersCanMerge = *in.DevelopersCanMerge
-	}
-	if _, err := h.s.p.Protected.Protect(ctx, rule); err != nil {
-		return fmt.Errorf("protect branch %q: %w", b.Name, err)
-	}
-	return h.renderBranch(w, r, p, b, http.StatusOK)
-}
-
-// PUT /projects/:id/repository/branches/:branch/unprotect removes the
-// rule named like the branch (a wildcard rule that also matches stays).
-func (h handlers) unprotectBranch(w http.ResponseWriter, r *http.Request) error {
-	_, p, _, err := h.writable(r, domain.Master)
-	if err != nil {
-		return err
-	}
-	b, err := h.readBranch(r, p)
-	if err != nil {
-		return err
-	}
-	if err := h.s.p.Protected.Unprotect(r.Context(), p.ID, b.Name); err != nil {
-		return fmt.Errorf("unprotect branch %q: %w", b.Name, err)
-	}
-	return h.renderBranch(w, r, p, b, http.StatusOK)
 }

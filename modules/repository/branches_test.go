@@ -12,38 +12,11 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// d1Team is a private seeded project with a member at every level and a
-// signed-in stranger.
-type d1Team struct {
-	d1Repo
-	guest, reporter, dev, master, stranger string
-	devID                                  int64
-}
-
-func newD1Team(s *d1Server, name string) d1Team {
-	s.t.Helper()
-	tm := d1Team{d1Repo: s.seed(name, "private")}
-	levels := []struct {
-		tok   *string
-		level domain.AccessLevel
-	}{{&tm.guest, domain.Guest}, {&tm.reporter, domain.Reporter}, {&tm.dev, domain.Developer}, {&tm.master, domain.Master}}
-	for i, l := range levels {
-		id, tok := s.user(fmt.Sprintf("%s-u%d", name, i))
-		*l.tok = tok
-		s.member(tm.id, id, l.level)
-		if l.level == domain.Developer {
-			tm.devID = id
-		}
-	}
-	_, tm.stranger = s.user(name + "-stranger")
-	return tm
-}
-
 func branchesPath(id int64, rest string) string {
 	return fmt.Sprintf("/projects/%d/repository/branches%s", id, rest)
 }
 
-func branchNames(bs []d1Branch) []string {
+func branchNames(bs []branchReply) []string {
 	out := make([]string, len(bs))
 	for i, b := range bs {
 		out[i] = b.Name
@@ -53,11 +26,12 @@ func branchNames(bs []d1Branch) []string {
 
 func TestBranchList(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "blist")
+	s := newRepoServer(t)
+	tm := newTeam(s, "blist")
 
-	var all []d1Branch
-	resp := s.JSON(t, "GET", branchesPath(tm.id, ""), tm.reporter, nil, 200, &all)
+	var all []branchReply
+	resp := s.Expect(200, "GET", branchesPath(tm.id, ""), tm.reporter, nil)
+	resp.Decode(t, &all)
 	want := []string{"feature/x", "master", "merged-old", "release-1", "same-head"}
 	if got := branchNames(all); !slices.Equal(got, want) {
 		t.Fatalf("names %v, want %v", got, want)
@@ -78,13 +52,14 @@ func TestBranchList(t *testing.T) {
 	if m.ID != tm.c2.ID || m.ShortID != tm.c2.ID[:8] || m.Title != "Change README.md" ||
 		m.Message != "Change README.md\n\nbody of the message" || !slices.Equal(m.ParentIDs, []string{tm.c1.ID}) ||
 		m.AuthorName != "Seeder" || m.AuthorEmail != "seeder@example.com" || m.CommitterName != "Seeder" ||
-		m.AuthoredDate == "" || m.CommittedDate == "" || m.CreatedAt == "" {
+		m.AuthoredDate.IsZero() || m.CommittedDate.IsZero() || m.CreatedAt.IsZero() {
 		t.Fatalf("master commit %+v, want c2 %s", m, tm.c2.ID)
 	}
 
 	// Pagination.
-	var page []d1Branch
-	resp = s.JSON(t, "GET", branchesPath(tm.id, "?per_page=2&page=2"), tm.dev, nil, 200, &page)
+	var page []branchReply
+	resp = s.Expect(200, "GET", branchesPath(tm.id, "?per_page=2&page=2"), tm.dev, nil)
+	resp.Decode(t, &page)
 	if got := branchNames(page); !slices.Equal(got, []string{"merged-old", "release-1"}) {
 		t.Fatalf("page 2: %v", got)
 	}
@@ -97,62 +72,65 @@ func TestBranchList(t *testing.T) {
 	// Who may read: 404 for strangers, anonymous callers and guests of a
 	// private project (its code is not theirs to download).
 	notFound := `{"message":"404 Project Not Found"}`
-	s.expect(404, notFound, "GET", branchesPath(tm.id, ""), "", nil)
-	s.expect(404, notFound, "GET", branchesPath(tm.id, ""), tm.stranger, nil)
-	s.expect(404, notFound, "GET", branchesPath(tm.id, ""), tm.guest, nil)
-	s.expect(404, notFound, "GET", branchesPath(9999, ""), tm.dev, nil)
+	s.ExpectBody(404, notFound, "GET", branchesPath(tm.id, ""), "", nil)
+	s.ExpectBody(404, notFound, "GET", branchesPath(tm.id, ""), tm.stranger, nil)
+	s.ExpectBody(404, notFound, "GET", branchesPath(tm.id, ""), tm.guest, nil)
+	s.ExpectBody(404, notFound, "GET", branchesPath(9999, ""), tm.dev, nil)
 
 	// A public repository is readable anonymously.
 	pub := s.seed("blist-public", "public")
-	var anon []d1Branch
-	s.JSON(t, "GET", branchesPath(pub.id, ""), "", nil, 200, &anon)
+	var anon []branchReply
+	s.Expect(200, "GET", branchesPath(pub.id, ""), "", nil).Decode(t, &anon)
 	if len(anon) != 5 {
 		t.Fatalf("anonymous list of a public repository: %v", branchNames(anon))
 	}
 
+	s.ExpectBody(404, notFound, "GET", branchesPath(tm.id, "?page=x"), tm.guest, nil) // access before validation
+	s.ExpectBody(400, `{"error":"page is invalid"}`, "GET", branchesPath(tm.id, "?page=x"), tm.reporter, nil)
+
 	// An empty repository has no branches.
 	empty := s.projectID("blist-empty", "private")
-	s.expect(200, `[]`, "GET", branchesPath(empty, ""), s.RootToken, nil)
+	s.ExpectBody(200, `[]`, "GET", branchesPath(empty, ""), s.RootToken, nil)
 }
 
 func TestBranchGet(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "bget")
+	s := newRepoServer(t)
+	tm := newTeam(s, "bget")
 
-	var b d1Branch
-	s.JSON(t, "GET", branchesPath(tm.id, "/feature%2Fx"), tm.reporter, nil, 200, &b)
+	var b branchReply
+	s.Expect(200, "GET", branchesPath(tm.id, "/feature%2Fx"), tm.reporter, nil).Decode(t, &b)
 	if b.Name != "feature/x" || b.Commit.ID != tm.c3.ID || b.Merged || b.Protected {
 		t.Fatalf("feature/x: %+v", b)
 	}
-	s.JSON(t, "GET", branchesPath(tm.id, "/merged-old"), tm.dev, nil, 200, &b)
+	s.Expect(200, "GET", branchesPath(tm.id, "/merged-old"), tm.dev, nil).Decode(t, &b)
 	if !b.Merged || b.Commit.ID != tm.c1.ID {
 		t.Fatalf("merged-old: %+v", b)
 	}
-	s.JSON(t, "GET", branchesPath(tm.id, "/master"), tm.dev, nil, 200, &b)
+	s.Expect(200, "GET", branchesPath(tm.id, "/master"), tm.dev, nil).Decode(t, &b)
 	if b.Merged || b.Commit.ID != tm.c2.ID {
 		t.Fatalf("the default branch is never merged: %+v", b)
 	}
-	s.JSON(t, "GET", branchesPath(tm.id, "/release-1"), tm.dev, nil, 200, &b)
+	s.Expect(200, "GET", branchesPath(tm.id, "/release-1"), tm.dev, nil).Decode(t, &b)
 	if !b.Protected || b.DevelopersCanPush || b.DevelopersCanMerge {
 		t.Fatalf("release-1 under the release-* rule: %+v", b)
 	}
 	// Dots stay part of the name (go-gitlab also encodes them as %2E).
-	s.branch(tm.id, "v1.2.3", tm.c1.ID)
-	s.JSON(t, "GET", branchesPath(tm.id, "/v1%2E2%2E3"), tm.dev, nil, 200, &b)
+	s.seedBranch(tm.id, "v1.2.3", tm.c1.ID)
+	s.Expect(200, "GET", branchesPath(tm.id, "/v1%2E2%2E3"), tm.dev, nil).Decode(t, &b)
 	if b.Name != "v1.2.3" {
 		t.Fatalf("dotted branch: %+v", b)
 	}
 
 	notFound := `{"message":"404 Branch Not Found"}`
 	for _, name := range []string{"unknown", "..%2F..%2Fconfig", "-x", "refs%2Fheads%2Fmaster", "a%00b", "HEAD", "%2e%2e%2fx"} {
-		s.expect(404, notFound, "GET", branchesPath(tm.id, "/"+name), tm.dev, nil)
+		s.ExpectBody(404, notFound, "GET", branchesPath(tm.id, "/"+name), tm.dev, nil)
 	}
-	s.expect(404, `{"message":"404 Project Not Found"}`, "GET", branchesPath(tm.id, "/master"), "", nil)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "GET", branchesPath(tm.id, "/master"), tm.guest, nil)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "GET", branchesPath(tm.id, "/master"), "", nil)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "GET", branchesPath(tm.id, "/master"), tm.guest, nil)
 
 	pub := s.seed("bget-public", "public")
-	s.JSON(t, "GET", branchesPath(pub.id, "/feature%2Fx"), "", nil, 200, &b)
+	s.Expect(200, "GET", branchesPath(pub.id, "/feature%2Fx"), "", nil).Decode(t, &b)
 	if b.Commit.ID != pub.c3.ID {
 		t.Fatalf("anonymous read of a public branch: %+v", b)
 	}
@@ -160,23 +138,23 @@ func TestBranchGet(t *testing.T) {
 
 func TestBranchCreate(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "bcreate")
+	s := newRepoServer(t)
+	tm := newTeam(s, "bcreate")
 	path := branchesPath(tm.id, "")
 	form := func(branch, ref string) url.Values { return url.Values{"branch": {branch}, "ref": {ref}} }
 
 	// From a branch name, a SHA and a tag.
-	var b d1Branch
-	s.JSON(t, "POST", path, tm.dev, form("from-branch", "feature/x"), 201, &b)
+	var b branchReply
+	s.Expect(201, "POST", path, tm.dev, form("from-branch", "feature/x")).Decode(t, &b)
 	if b.Name != "from-branch" || b.Commit.ID != tm.c3.ID || b.Merged || b.Protected {
 		t.Fatalf("from branch: %+v", b)
 	}
-	s.JSON(t, "POST", path, tm.dev, map[string]string{"branch": "nested/from-sha", "ref": tm.c1.ID}, 201, &b)
+	s.Expect(201, "POST", path, tm.dev, map[string]string{"branch": "nested/from-sha", "ref": tm.c1.ID}).Decode(t, &b)
 	if b.Name != "nested/from-sha" || b.Commit.ID != tm.c1.ID || !b.Merged {
 		t.Fatalf("from sha: %+v", b)
 	}
 	s.git(tm.id, "tag", "v1", tm.c2.ID)
-	s.JSON(t, "POST", path, tm.dev, form("from-tag", "v1"), 201, &b)
+	s.Expect(201, "POST", path, tm.dev, form("from-tag", "v1")).Decode(t, &b)
 	if b.Commit.ID != tm.c2.ID {
 		t.Fatalf("from tag: %+v", b)
 	}
@@ -185,7 +163,7 @@ func TestBranchCreate(t *testing.T) {
 	}
 
 	// The creation is announced as a push of no commits.
-	evs := s.pushesOf(tm.id, "refs/heads/from-branch", 1)
+	evs := s.pushesOf(tm.id, "refs/heads/from-branch")
 	if len(evs) != 1 {
 		t.Fatalf("push events of from-branch: %+v", evs)
 	}
@@ -196,30 +174,35 @@ func TestBranchCreate(t *testing.T) {
 	}
 
 	// Failures, with GitLab's messages.
-	s.expect(400, `{"message":"Branch already exists"}`, "POST", path, tm.dev, form("from-branch", "master"))
-	s.expect(400, `{"message":"Branch already exists"}`, "POST", path, tm.dev, form("master", "master"))
+	s.ExpectBody(400, `{"message":"Branch already exists"}`, "POST", path, tm.dev, form("from-branch", "master"))
+	s.ExpectBody(400, `{"message":"Branch already exists"}`, "POST", path, tm.dev, form("master", "master"))
 	for _, name := range []string{"new design", "-x", "refs/heads/x", "a..b", "HEAD", "x.lock", "a/.b", "x~1", "a\x00b", "trailing/", "ends.", "bad\xffutf8", strings.Repeat("n", 256)} {
-		s.expect(400, `{"message":"Branch name is invalid"}`, "POST", path, tm.dev, form(name, "master"))
+		s.ExpectBody(400, `{"message":"Branch name is invalid"}`, "POST", path, tm.dev, form(name, "master"))
 	}
 	for _, ref := range []string{"nope", "-x", "../../etc", "0000000000000000000000000000000000000001", "--output=/tmp/x"} {
-		s.expect(400, `{"message":"Invalid reference name"}`, "POST", path, tm.dev, form("new-"+fmt.Sprint(len(ref)), ref))
+		s.ExpectBody(400, `{"message":"Invalid reference name"}`, "POST", path, tm.dev, form("new-"+fmt.Sprint(len(ref)), ref))
 	}
-	s.expect(400, `{"error":"branch is missing, ref is missing"}`, "POST", path, tm.dev, url.Values{})
-	s.expect(400, `{"error":"ref is missing"}`, "POST", path, tm.dev, url.Values{"branch": {"x"}})
+	s.ExpectBody(400, `{"error":"branch is missing, ref is missing"}`, "POST", path, tm.dev, url.Values{})
+	s.ExpectBody(400, `{"error":"ref is missing"}`, "POST", path, tm.dev, url.Values{"branch": {"x"}})
 
 	// Permission order: 401, 404, 403.
-	s.expect(401, `{"message":"401 Unauthorized"}`, "POST", path, "", form("p1", "master"))
-	s.expect(404, `{"message":"404 Project Not Found"}`, "POST", path, tm.stranger, form("p1", "master"))
-	s.expect(403, `{"message":"403 Forbidden"}`, "POST", path, tm.guest, form("p1", "master"))
-	s.expect(403, `{"message":"403 Forbidden"}`, "POST", path, tm.reporter, form("p1", "master"))
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "POST", path, "", form("p1", "master"))
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", path, tm.stranger, form("p1", "master"))
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", path, tm.guest, form("p1", "master"))
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", path, tm.reporter, form("p1", "master"))
 	if _, ok := s.branchHead(tm.id, "p1"); ok {
 		t.Fatal("a refused creation left a branch")
 	}
+	// Access comes before validation: whoever may not create branches
+	// learns nothing from the parameters.
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "POST", path, "", url.Values{})
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", path, tm.stranger, url.Values{})
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", path, tm.reporter, url.Values{})
 
 	// A name a protection rule covers takes a master (or developers when
 	// they may push).
-	s.expect(400, `{"message":"You are not allowed to push into this branch"}`, "POST", path, tm.dev, form("release-2", "master"))
-	s.JSON(t, "POST", path, tm.master, form("release-2", "master"), 201, &b)
+	s.ExpectBody(400, `{"message":"You are not allowed to push into this branch"}`, "POST", path, tm.dev, form("release-2", "master"))
+	s.Expect(201, "POST", path, tm.master, form("release-2", "master")).Decode(t, &b)
 	if !b.Protected {
 		t.Fatalf("release-2 is covered by release-*: %+v", b)
 	}
@@ -227,37 +210,37 @@ func TestBranchCreate(t *testing.T) {
 
 func TestBranchDelete(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "bdelete")
+	s := newRepoServer(t)
+	tm := newTeam(s, "bdelete")
 
-	s.expect(204, "", "DELETE", branchesPath(tm.id, "/merged-old"), tm.dev, nil)
+	s.Expect(204, "DELETE", branchesPath(tm.id, "/merged-old"), tm.dev, nil)
 	if _, ok := s.branchHead(tm.id, "merged-old"); ok {
 		t.Fatal("merged-old still exists")
 	}
-	evs := s.pushesOf(tm.id, "refs/heads/merged-old", 1)
+	evs := s.pushesOf(tm.id, "refs/heads/merged-old")
 	if len(evs) != 1 || evs[0].Before != tm.c1.ID || evs[0].After != domain.ZeroID || len(evs[0].Commits) != 0 || evs[0].Actor != tm.devID {
 		t.Fatalf("deletion events %+v", evs)
 	}
-	s.expect(404, `{"message":"404 Branch Not Found"}`, "DELETE", branchesPath(tm.id, "/merged-old"), tm.dev, nil)
-	s.expect(204, "", "DELETE", branchesPath(tm.id, "/feature%2Fx"), tm.dev, nil)
+	s.ExpectBody(404, `{"message":"404 Branch Not Found"}`, "DELETE", branchesPath(tm.id, "/merged-old"), tm.dev, nil)
+	s.Expect(204, "DELETE", branchesPath(tm.id, "/feature%2Fx"), tm.dev, nil)
 	if _, ok := s.branchHead(tm.id, "feature/x"); ok {
 		t.Fatal("feature/x still exists")
 	}
 
 	// The default branch and protected branches stay, even for masters.
-	s.expect(405, `{"message":"Cannot remove HEAD branch"}`, "DELETE", branchesPath(tm.id, "/master"), s.RootToken, nil)
-	s.expect(405, `{"message":"Protected branch cant be removed"}`, "DELETE", branchesPath(tm.id, "/release-1"), tm.master, nil)
+	s.ExpectBody(405, `{"message":"Cannot remove HEAD branch"}`, "DELETE", branchesPath(tm.id, "/master"), s.RootToken, nil)
+	s.ExpectBody(405, `{"message":"Protected branch cant be removed"}`, "DELETE", branchesPath(tm.id, "/release-1"), tm.master, nil)
 	for _, name := range []string{"master", "release-1"} {
 		if _, ok := s.branchHead(tm.id, name); !ok {
 			t.Fatalf("%s was removed", name)
 		}
 	}
 
-	s.expect(401, "", "DELETE", branchesPath(tm.id, "/same-head"), "", nil)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "DELETE", branchesPath(tm.id, "/same-head"), tm.stranger, nil)
-	s.expect(403, "", "DELETE", branchesPath(tm.id, "/same-head"), tm.guest, nil)
-	s.expect(403, "", "DELETE", branchesPath(tm.id, "/same-head"), tm.reporter, nil)
-	s.expect(404, `{"message":"404 Branch Not Found"}`, "DELETE", branchesPath(tm.id, "/..%2Fmaster"), tm.dev, nil)
+	s.Expect(401, "DELETE", branchesPath(tm.id, "/same-head"), "", nil)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "DELETE", branchesPath(tm.id, "/same-head"), tm.stranger, nil)
+	s.Expect(403, "DELETE", branchesPath(tm.id, "/same-head"), tm.guest, nil)
+	s.Expect(403, "DELETE", branchesPath(tm.id, "/same-head"), tm.reporter, nil)
+	s.ExpectBody(404, `{"message":"404 Branch Not Found"}`, "DELETE", branchesPath(tm.id, "/..%2Fmaster"), tm.dev, nil)
 	if _, ok := s.branchHead(tm.id, "same-head"); !ok {
 		t.Fatal("a refused deletion removed same-head")
 	}
@@ -265,57 +248,57 @@ func TestBranchDelete(t *testing.T) {
 
 func TestBranchProtect(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "bprotect")
+	s := newRepoServer(t)
+	tm := newTeam(s, "bprotect")
 	protect := branchesPath(tm.id, "/same-head/protect")
 	unprotect := branchesPath(tm.id, "/same-head/unprotect")
 
-	check := func(b d1Branch, protected, push, merge bool) {
+	check := func(b branchReply, protected, push, merge bool) {
 		t.Helper()
 		if b.Name != "same-head" || b.Commit.ID != tm.c2.ID || b.Protected != protected ||
 			b.DevelopersCanPush != push || b.DevelopersCanMerge != merge {
 			t.Fatalf("branch %+v, want protected %v push %v merge %v", b, protected, push, merge)
 		}
 	}
-	var b d1Branch
-	s.JSON(t, "PUT", protect, tm.master, nil, 200, &b)
+	var b branchReply
+	s.Expect(200, "PUT", protect, tm.master, nil).Decode(t, &b)
 	check(b, true, false, false)
-	s.JSON(t, "PUT", protect, tm.master, nil, 200, &b) // again: still 200
+	s.Expect(200, "PUT", protect, tm.master, nil).Decode(t, &b) // again: still 200
 	check(b, true, false, false)
-	s.JSON(t, "PUT", protect, tm.master, url.Values{"developers_can_push": {"true"}}, 200, &b)
+	s.Expect(200, "PUT", protect, tm.master, url.Values{"developers_can_push": {"true"}}).Decode(t, &b)
 	check(b, true, true, false)
-	s.JSON(t, "PUT", protect, tm.master, nil, 200, &b) // flags not given stay
+	s.Expect(200, "PUT", protect, tm.master, nil).Decode(t, &b) // flags not given stay
 	check(b, true, true, false)
-	s.JSON(t, "PUT", protect, tm.master, map[string]bool{"developers_can_merge": true}, 200, &b)
+	s.Expect(200, "PUT", protect, tm.master, map[string]bool{"developers_can_merge": true}).Decode(t, &b)
 	check(b, true, true, true)
-	s.JSON(t, "PUT", protect, tm.master, url.Values{"developers_can_push": {"0"}, "developers_can_merge": {"false"}}, 200, &b)
+	s.Expect(200, "PUT", protect, tm.master, url.Values{"developers_can_push": {"0"}, "developers_can_merge": {"false"}}).Decode(t, &b)
 	check(b, true, false, false)
-	s.JSON(t, "GET", branchesPath(tm.id, "/same-head"), tm.reporter, nil, 200, &b)
+	s.Expect(200, "GET", branchesPath(tm.id, "/same-head"), tm.reporter, nil).Decode(t, &b)
 	check(b, true, false, false)
-	s.expect(405, `{"message":"Protected branch cant be removed"}`, "DELETE", branchesPath(tm.id, "/same-head"), tm.dev, nil)
+	s.ExpectBody(405, `{"message":"Protected branch cant be removed"}`, "DELETE", branchesPath(tm.id, "/same-head"), tm.dev, nil)
 
-	s.expect(400, `{"error":"developers_can_push is invalid"}`, "PUT", protect, tm.master, url.Values{"developers_can_push": {"maybe"}})
-	s.expect(404, `{"message":"404 Branch Not Found"}`, "PUT", branchesPath(tm.id, "/unknown/protect"), tm.master, nil)
-	s.expect(401, "", "PUT", protect, "", nil)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "PUT", protect, tm.stranger, nil)
-	s.expect(403, `{"message":"403 Forbidden"}`, "PUT", protect, tm.dev, nil)
-	s.expect(403, `{"message":"403 Forbidden"}`, "PUT", unprotect, tm.dev, nil)
+	s.ExpectBody(400, `{"error":"developers_can_push is invalid"}`, "PUT", protect, tm.master, url.Values{"developers_can_push": {"maybe"}})
+	s.ExpectBody(404, `{"message":"404 Branch Not Found"}`, "PUT", branchesPath(tm.id, "/unknown/protect"), tm.master, nil)
+	s.Expect(401, "PUT", protect, "", nil)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "PUT", protect, tm.stranger, nil)
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "PUT", protect, tm.dev, nil)
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "PUT", unprotect, tm.dev, nil)
 
 	// Slashes in the name.
-	s.JSON(t, "PUT", branchesPath(tm.id, "/feature%2Fx/protect"), tm.master, nil, 200, &b)
+	s.Expect(200, "PUT", branchesPath(tm.id, "/feature%2Fx/protect"), tm.master, nil).Decode(t, &b)
 	if b.Name != "feature/x" || !b.Protected {
 		t.Fatalf("feature/x: %+v", b)
 	}
 
-	s.JSON(t, "PUT", unprotect, tm.master, nil, 200, &b)
+	s.Expect(200, "PUT", unprotect, tm.master, nil).Decode(t, &b)
 	check(b, false, false, false)
-	s.JSON(t, "PUT", unprotect, tm.master, nil, 200, &b) // again: still 200
+	s.Expect(200, "PUT", unprotect, tm.master, nil).Decode(t, &b) // again: still 200
 	check(b, false, false, false)
-	s.expect(404, `{"message":"404 Branch Not Found"}`, "PUT", branchesPath(tm.id, "/unknown/unprotect"), tm.master, nil)
-	s.expect(204, "", "DELETE", branchesPath(tm.id, "/same-head"), tm.dev, nil)
+	s.ExpectBody(404, `{"message":"404 Branch Not Found"}`, "PUT", branchesPath(tm.id, "/unknown/unprotect"), tm.master, nil)
+	s.Expect(204, "DELETE", branchesPath(tm.id, "/same-head"), tm.dev, nil)
 
 	// Unprotecting a branch leaves a wildcard rule that covers it.
-	s.JSON(t, "PUT", branchesPath(tm.id, "/release-1/unprotect"), tm.master, nil, 200, &b)
+	s.Expect(200, "PUT", branchesPath(tm.id, "/release-1/unprotect"), tm.master, nil).Decode(t, &b)
 	if !b.Protected {
 		t.Fatalf("release-1 is still covered by release-*: %+v", b)
 	}
@@ -323,46 +306,46 @@ func TestBranchProtect(t *testing.T) {
 
 func TestMergedBranchesDelete(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "bmerged")
-	s.branch(tm.id, "merged/two", tm.c1.ID)
+	s := newRepoServer(t)
+	tm := newTeam(s, "bmerged")
+	s.seedBranch(tm.id, "merged/two", tm.c1.ID)
 	path := fmt.Sprintf("/projects/%d/repository/merged_branches", tm.id)
 
-	s.expect(401, "", "DELETE", path, "", nil)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "DELETE", path, tm.stranger, nil)
-	s.expect(403, `{"message":"403 Forbidden"}`, "DELETE", path, tm.guest, nil)
-	s.expect(403, `{"message":"403 Forbidden"}`, "DELETE", path, tm.reporter, nil)
+	s.Expect(401, "DELETE", path, "", nil)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "DELETE", path, tm.stranger, nil)
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "DELETE", path, tm.guest, nil)
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "DELETE", path, tm.reporter, nil)
 
-	s.expect(202, `{"message":"202 Accepted"}`, "DELETE", path, tm.dev, nil)
-	var all []d1Branch
-	s.JSON(t, "GET", branchesPath(tm.id, ""), tm.dev, nil, 200, &all)
+	s.ExpectBody(202, `{"message":"202 Accepted"}`, "DELETE", path, tm.dev, nil)
+	var all []branchReply
+	s.Expect(200, "GET", branchesPath(tm.id, ""), tm.dev, nil).Decode(t, &all)
 	// merged-old and merged/two went; release-1 is merged but protected,
 	// same-head shares master's head, feature/x is ahead.
 	if got, want := branchNames(all), []string{"feature/x", "master", "release-1", "same-head"}; !slices.Equal(got, want) {
 		t.Fatalf("after deleting merged branches: %v, want %v", got, want)
 	}
 	for _, name := range []string{"merged-old", "merged/two"} {
-		evs := s.pushesOf(tm.id, "refs/heads/"+name, 1)
+		evs := s.pushesOf(tm.id, "refs/heads/"+name)
 		if len(evs) != 1 || evs[0].After != domain.ZeroID || evs[0].Before != tm.c1.ID {
 			t.Fatalf("events of %s: %+v", name, evs)
 		}
 	}
 	// Nothing left to delete: still 202.
-	s.expect(202, `{"message":"202 Accepted"}`, "DELETE", path, tm.master, nil)
+	s.ExpectBody(202, `{"message":"202 Accepted"}`, "DELETE", path, tm.master, nil)
 }
 
 // TestBranchesWithGoGitlab drives the endpoints with go-gitlab on SQLite with gitcli and Postgres with gogit.
 func TestBranchesWithGoGitlab(t *testing.T) {
 	t.Parallel()
-	for _, v := range d1Variants() {
+	for _, v := range variants() {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
-			testBranchesWithGoGitlab(t, newD1(t, v.opts...))
+			testBranchesWithGoGitlab(t, newRepoServer(t, v.opts...))
 		})
 	}
 }
 
-func testBranchesWithGoGitlab(t *testing.T, s *d1Server) {
+func testBranchesWithGoGitlab(t *testing.T, s *repoServer) {
 	r := s.seed("bclient", "private")
 	gl, err := gitlab.NewClient(s.RootToken, gitlab.WithBaseURL(s.API()))
 	if err != nil {
@@ -409,22 +392,22 @@ func testBranchesWithGoGitlab(t *testing.T, s *d1Server) {
 // small pages (decided branch by branch), on SQLite with gitcli and Postgres with gogit.
 func TestBranchMergedManyBranches(t *testing.T) {
 	t.Parallel()
-	for _, v := range d1Variants() {
+	for _, v := range variants() {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
-			s := newD1(t, v.opts...)
+			s := newRepoServer(t, v.opts...)
 			r := s.seed("bmany", "private")
 			want := map[string]bool{"feature/x": false, "master": false, "merged-old": true, "release-1": true, "same-head": false}
 			for i := 0; i < 6; i++ {
-				s.branch(r.id, fmt.Sprintf("old-%d", i), r.c1.ID)
+				s.seedBranch(r.id, fmt.Sprintf("old-%d", i), r.c1.ID)
 				want[fmt.Sprintf("old-%d", i)] = true
-				c := s.commit(r.id, fmt.Sprintf("side-%d", i), "master", fmt.Sprintf("side-%d.txt", i), "side\n")
+				c := s.seedCommit(r.id, fmt.Sprintf("side-%d", i), "master", fmt.Sprintf("side-%d.txt", i), "side\n")
 				want[fmt.Sprintf("side-%d", i)] = false
-				s.branch(r.id, fmt.Sprintf("side-%d-copy", i), c.ID)
+				s.seedBranch(r.id, fmt.Sprintf("side-%d-copy", i), c.ID)
 				want[fmt.Sprintf("side-%d-copy", i)] = false
 			}
-			var all []d1Branch
-			s.JSON(t, "GET", branchesPath(r.id, "?per_page=100"), s.RootToken, nil, 200, &all)
+			var all []branchReply
+			s.Expect(200, "GET", branchesPath(r.id, "?per_page=100"), s.RootToken, nil).Decode(t, &all)
 			if len(all) != len(want) {
 				t.Fatalf("%d branches, want %d", len(all), len(want))
 			}
@@ -434,8 +417,8 @@ func TestBranchMergedManyBranches(t *testing.T) {
 				}
 			}
 			for page := 1; page <= (len(want)+1)/2; page++ {
-				var two []d1Branch
-				s.JSON(t, "GET", branchesPath(r.id, fmt.Sprintf("?per_page=2&page=%d", page)), s.RootToken, nil, 200, &two)
+				var two []branchReply
+				s.Expect(200, "GET", branchesPath(r.id, fmt.Sprintf("?per_page=2&page=%d", page)), s.RootToken, nil).Decode(t, &two)
 				for _, b := range two {
 					if b.Merged != want[b.Name] {
 						t.Errorf("page %d of 2: %s merged %v, want %v", page, b.Name, b.Merged, want[b.Name])
@@ -443,8 +426,8 @@ func TestBranchMergedManyBranches(t *testing.T) {
 				}
 			}
 			// merged_branches deletes the merged, unprotected ones only.
-			s.expect(202, `{"message":"202 Accepted"}`, "DELETE", fmt.Sprintf("/projects/%d/repository/merged_branches", r.id), s.RootToken, nil)
-			s.JSON(t, "GET", branchesPath(r.id, "?per_page=100"), s.RootToken, nil, 200, &all)
+			s.ExpectBody(202, `{"message":"202 Accepted"}`, "DELETE", fmt.Sprintf("/projects/%d/repository/merged_branches", r.id), s.RootToken, nil)
+			s.Expect(200, "GET", branchesPath(r.id, "?per_page=100"), s.RootToken, nil).Decode(t, &all)
 			for _, b := range all {
 				if want[b.Name] && b.Name != "release-1" {
 					t.Errorf("merged branch %s survived", b.Name)

@@ -8,20 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// TestD2CommitsCreateListGet drives the multi-file commit, the commit list
+// TestCommitsCreateListGet drives the multi-file commit, the commit list
 // (pagination, since/until, ref_name) and the single commit read.
-func TestD2CommitsCreateListGet(t *testing.T) {
+func TestCommitsCreateListGet(t *testing.T) {
 	t.Parallel()
-	s := newD2(t)
+	s := newRepoServer(t)
 	pid := s.projectID("commit-list", "private")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
 
-	first := s.commit(s.RootToken, pid, d2Body("master", "first\n\nbody text",
-		d2Action{"action": "create", "file_path": "README.md", "content": "one\ntwo\n"},
-		d2Action{"action": "create", "file_path": "bin/logo.bin", "content": base64.StdEncoding.EncodeToString([]byte{0, 1, 2, 0xff}), "encoding": "base64"},
+	first := s.commit(s.RootToken, pid, commitBody("master", "first\n\nbody text",
+		action{"action": "create", "file_path": "README.md", "content": "one\ntwo\n"},
+		action{"action": "create", "file_path": "bin/logo.bin", "content": base64.StdEncoding.EncodeToString([]byte{0, 1, 2, 0xff}), "encoding": "base64"},
 	))
 	if first.Title != "first" || first.Message != "first\n\nbody text" || len(first.ParentIDs) != 0 || first.ShortID != first.ID[:8] {
 		t.Fatalf("first commit: %+v", first)
@@ -36,22 +37,22 @@ func TestD2CommitsCreateListGet(t *testing.T) {
 		t.Fatalf("base64 content stored as %q", got)
 	}
 	// Status is present and null in the create response.
-	resp, data := s.Do(t, "POST", base, s.RootToken, d2Body("master", "second",
-		d2Action{"action": "update", "file_path": "README.md", "content": "one\n2\nthree\n"},
-		d2Action{"action": "move", "file_path": "docs/logo.bin", "previous_path": "bin/logo.bin"},
+	created := s.Expect(201, "POST", base, s.RootToken, commitBody("master", "second",
+		action{"action": "update", "file_path": "README.md", "content": "one\n2\nthree\n"},
+		action{"action": "move", "file_path": "docs/logo.bin", "previous_path": "bin/logo.bin"},
 	))
-	if resp.StatusCode != 201 || !strings.Contains(string(data), `"status":null`) {
-		t.Fatalf("second commit: %d %s", resp.StatusCode, data)
+	if !strings.Contains(string(created.Body), `"status":null`) {
+		t.Fatalf("second commit: %s", created.Body)
 	}
-	var second d2Commit
-	decode(t, data, &second)
+	var second commitReply
+	created.Decode(t, &second)
 	if len(second.ParentIDs) != 1 || second.ParentIDs[0] != first.ID || second.Stats.Additions != 2 || second.Stats.Deletions != 1 {
 		t.Fatalf("second commit: %+v %+v", second, second.Stats)
 	}
 	s.Advance(48 * time.Hour)
 	third := s.commit(s.RootToken, pid, map[string]any{"branch": "master", "commit_message": "third",
 		"author_name": "Alice", "author_email": "alice@example.com",
-		"actions": []d2Action{{"action": "delete", "file_path": "docs/logo.bin"}}})
+		"actions": []action{{"action": "delete", "file_path": "docs/logo.bin"}}})
 	if third.AuthorName != "Alice" || third.AuthorEmail != "alice@example.com" || third.CommitterName == "Alice" {
 		t.Fatalf("explicit author: %+v", third)
 	}
@@ -60,110 +61,114 @@ func TestD2CommitsCreateListGet(t *testing.T) {
 	}
 
 	// The list: newest first, paginated.
-	var list []d2Commit
-	resp = s.JSON(t, "GET", base, s.RootToken, nil, 200, &list)
+	var list []commitReply
+	resp := s.Expect(200, "GET", base, s.RootToken, nil)
+	resp.Decode(t, &list)
 	if len(list) != 3 || list[0].ID != third.ID || list[2].ID != first.ID || resp.Header.Get("X-Total") != "3" {
 		t.Fatalf("list: %d commits, X-Total %q", len(list), resp.Header.Get("X-Total"))
 	}
-	resp = s.JSON(t, "GET", base+"?per_page=1&page=2", s.RootToken, nil, 200, &list)
+	resp = s.Expect(200, "GET", base+"?per_page=1&page=2", s.RootToken, nil)
+	resp.Decode(t, &list)
 	if len(list) != 1 || list[0].ID != second.ID || resp.Header.Get("X-Total-Pages") != "3" ||
 		resp.Header.Get("X-Next-Page") != "3" || !strings.Contains(resp.Header.Get("Link"), `rel="next"`) {
 		t.Fatalf("page 2: %+v headers %v", list, resp.Header)
 	}
 	// since/until are inclusive bounds on the committer date.
 	since := third.CommittedDate.Add(-time.Hour).UTC().Format(time.RFC3339)
-	s.JSON(t, "GET", base+"?since="+url.QueryEscape(since), s.RootToken, nil, 200, &list)
+	s.Expect(200, "GET", base+"?since="+url.QueryEscape(since), s.RootToken, nil).Decode(t, &list)
 	if len(list) != 1 || list[0].ID != third.ID {
 		t.Fatalf("since: %d commits", len(list))
 	}
 	exact := third.CommittedDate.UTC().Format(time.RFC3339)
-	s.JSON(t, "GET", base+"?since="+url.QueryEscape(exact), s.RootToken, nil, 200, &list)
+	s.Expect(200, "GET", base+"?since="+url.QueryEscape(exact), s.RootToken, nil).Decode(t, &list)
 	if len(list) != 1 {
 		t.Fatalf("since is inclusive: %d commits", len(list))
 	}
-	resp = s.JSON(t, "GET", base+"?until="+url.QueryEscape(since), s.RootToken, nil, 200, &list)
+	resp = s.Expect(200, "GET", base+"?until="+url.QueryEscape(since), s.RootToken, nil)
+	resp.Decode(t, &list)
 	if len(list) != 2 || resp.Header.Get("X-Total") != "2" {
 		t.Fatalf("until: %d commits, X-Total %s", len(list), resp.Header.Get("X-Total"))
 	}
-	s.expect(400, `{"error":"since is invalid"}`, "GET", base+"?since=yesterday", s.RootToken, nil)
+	s.ExpectBody(400, `{"error":"since is invalid"}`, "GET", base+"?since=yesterday", s.RootToken, nil)
 	// Unknown refs list nothing, as GitLab does.
-	resp = s.JSON(t, "GET", base+"?ref_name=nope", s.RootToken, nil, 200, &list)
+	resp = s.Expect(200, "GET", base+"?ref_name=nope", s.RootToken, nil)
+	resp.Decode(t, &list)
 	if len(list) != 0 || resp.Header.Get("X-Total") != "0" {
 		t.Fatalf("unknown ref: %d", len(list))
 	}
-	s.expect(400, "", "GET", base+"?ref_name=-x", s.RootToken, nil)
+	s.Expect(400, "GET", base+"?ref_name=-x", s.RootToken, nil)
 
 	// A branch with a slash, named URL-encoded.
 	s.commit(s.RootToken, pid, map[string]any{"branch": "feature/x", "start_branch": "master", "commit_message": "on feature",
-		"actions": []d2Action{{"action": "create", "file_path": "f.txt", "content": "f"}}})
-	s.JSON(t, "GET", base+"?ref_name=feature%2Fx", s.RootToken, nil, 200, &list)
+		"actions": []action{{"action": "create", "file_path": "f.txt", "content": "f"}}})
+	s.Expect(200, "GET", base+"?ref_name=feature%2Fx", s.RootToken, nil).Decode(t, &list)
 	if len(list) != 4 || list[1].ID != third.ID {
 		t.Fatalf("feature/x: %d commits", len(list))
 	}
 
 	// Single commit by hash, short hash, branch and encoded branch.
-	var got d2Commit
+	var got commitReply
 	for _, rev := range []string{second.ID, second.ID[:8]} {
-		s.JSON(t, "GET", base+"/"+rev, s.RootToken, nil, 200, &got)
+		s.Expect(200, "GET", base+"/"+rev, s.RootToken, nil).Decode(t, &got)
 		if got.ID != second.ID || got.Stats == nil || got.Stats.Total != 3 {
 			t.Fatalf("commit %s: %+v", rev, got)
 		}
 	}
-	s.JSON(t, "GET", base+"/master", s.RootToken, nil, 200, &got)
+	s.Expect(200, "GET", base+"/master", s.RootToken, nil).Decode(t, &got)
 	if got.ID != third.ID {
 		t.Fatalf("commit master: %s", got.ID)
 	}
-	s.JSON(t, "GET", base+"/feature%2Fx", s.RootToken, nil, 200, &got)
+	s.Expect(200, "GET", base+"/feature%2Fx", s.RootToken, nil).Decode(t, &got)
 	if got.Title != "on feature" {
 		t.Fatalf("commit feature/x: %+v", got)
 	}
-	s.expect(404, `{"message":"404 Commit Not Found"}`, "GET", base+"/0123456789012345678901234567890123456789", s.RootToken, nil)
-	s.expect(404, `{"message":"404 Commit Not Found"}`, "GET", base+"/nope", s.RootToken, nil)
+	s.ExpectBody(404, `{"message":"404 Commit Not Found"}`, "GET", base+"/0123456789012345678901234567890123456789", s.RootToken, nil)
+	s.ExpectBody(404, `{"message":"404 Commit Not Found"}`, "GET", base+"/nope", s.RootToken, nil)
 
 	// Push events: one per commit, with before and after.
-	evs := s.pushesOf(pid, "refs/heads/master", 3)
+	evs := s.pushesOf(pid, "refs/heads/master")
 	if len(evs) != 3 || evs[0].Before != domain.ZeroID || evs[0].After != first.ID ||
 		evs[1].Before != first.ID || evs[1].After != second.ID || len(evs[1].Commits) != 1 || evs[1].Commits[0].ID != second.ID {
 		t.Fatalf("push events of master: %+v", evs)
 	}
-	if evs := s.pushesOf(pid, "refs/heads/feature/x", 1); len(evs) != 1 || evs[0].Before != domain.ZeroID {
+	if evs := s.pushesOf(pid, "refs/heads/feature/x"); len(evs) != 1 || evs[0].Before != domain.ZeroID {
 		t.Fatalf("push events of feature/x: %+v", evs)
 	}
 }
 
-// TestD2EmptyProject: reading commits of an empty repository, and the first
-// commit making the default branch.
-func TestD2EmptyProject(t *testing.T) {
+// TestCommitsOfEmptyProject: reading commits of an empty repository, and
+// the first commit making the default branch.
+func TestCommitsOfEmptyProject(t *testing.T) {
 	t.Parallel()
-	s := newD2(t)
+	s := newRepoServer(t)
 	pid := s.projectID("empty", "private")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
-	var list []d2Commit
-	s.JSON(t, "GET", base, s.RootToken, nil, 200, &list)
+	var list []commitReply
+	s.Expect(200, "GET", base, s.RootToken, nil).Decode(t, &list)
 	if len(list) != 0 {
 		t.Fatalf("empty repository lists %d commits", len(list))
 	}
-	s.expect(404, `{"message":"404 Commit Not Found"}`, "GET", base+"/master", s.RootToken, nil)
+	s.ExpectBody(404, `{"message":"404 Commit Not Found"}`, "GET", base+"/master", s.RootToken, nil)
 	// The first commit may go to any branch name; start_branch is ignored
 	// in an empty repository.
 	s.commit(s.RootToken, pid, map[string]any{"branch": "main", "start_branch": "master", "commit_message": "init",
-		"actions": []d2Action{{"action": "create", "file_path": "a", "content": "a"}}})
+		"actions": []action{{"action": "create", "file_path": "a", "content": "a"}}})
 	var p struct {
 		DefaultBranch string `json:"default_branch"`
 	}
-	s.JSON(t, "GET", fmt.Sprintf("/projects/%d", pid), s.RootToken, nil, 200, &p)
+	s.Expect(200, "GET", fmt.Sprintf("/projects/%d", pid), s.RootToken, nil).Decode(t, &p)
 	if p.DefaultBranch != "main" {
 		t.Fatalf("default branch after the first commit: %q", p.DefaultBranch)
 	}
 }
 
-// TestD2CommitCreateErrors: GitLab's 400s, permissions and protection.
-func TestD2CommitCreateErrors(t *testing.T) {
+// TestCommitCreateErrors: GitLab's 400s, permissions and protection.
+func TestCommitCreateErrors(t *testing.T) {
 	t.Parallel()
-	s := newD2(t)
+	s := newRepoServer(t)
 	pid := s.projectID("errors", "private")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
-	s.commit(s.RootToken, pid, d2Body("master", "init", d2Action{"action": "create", "file_path": "a.txt", "content": "a"}))
+	s.commit(s.RootToken, pid, commitBody("master", "init", action{"action": "create", "file_path": "a.txt", "content": "a"}))
 	head := s.git(pid, "rev-parse", "master")
 
 	cases := []struct {
@@ -174,30 +179,36 @@ func TestD2CommitCreateErrors(t *testing.T) {
 	}{
 		{"missing", map[string]any{}, 400, `{"error":"branch is missing, commit_message is missing, actions is missing"}`},
 		{"actions not a list", map[string]any{"branch": "master", "commit_message": "m", "actions": "x"}, 400, `{"error":"actions is invalid"}`},
-		{"no file_path", d2Body("master", "m", d2Action{"action": "create", "content": "x"}), 400, `{"message":"You must specify a file_path."}`},
-		{"unknown action", d2Body("master", "m", d2Action{"action": "chmod", "file_path": "a.txt"}), 400, "{\"message\":\"Unknown action type `chmod`.\"}"},
-		{"move without previous", d2Body("master", "m", d2Action{"action": "move", "file_path": "b.txt"}), 400, "{\"message\":\"You must supply the original file path when moving file `b.txt`.\"}"},
-		{"create without content", d2Body("master", "m", d2Action{"action": "create", "file_path": "b.txt"}), 400, `{"error":"actions[0][content] is missing"}`},
-		{"bad base64", d2Body("master", "m", d2Action{"action": "create", "file_path": "b.txt", "content": "!!!", "encoding": "base64"}), 400, `{"error":"actions[0][content] is invalid"}`},
-		{"bad encoding", d2Body("master", "m", d2Action{"action": "create", "file_path": "b.txt", "content": "x", "encoding": "rot13"}), 400, `{"error":"actions[0][encoding] does not have a valid value"}`},
-		{"exists", d2Body("master", "m", d2Action{"action": "create", "file_path": "a.txt", "content": "x"}), 400, `{"message":"A file with this name already exists"}`},
-		{"missing file", d2Body("master", "m", d2Action{"action": "update", "file_path": "zz.txt", "content": "x"}), 400, `{"message":"A file with this name doesn't exist"}`},
-		{"delete missing", d2Body("master", "m", d2Action{"action": "delete", "file_path": "zz.txt"}), 400, `{"message":"A file with this name doesn't exist"}`},
-		{"second action fails", d2Body("master", "m", d2Action{"action": "create", "file_path": "new.txt", "content": "x"}, d2Action{"action": "delete", "file_path": "zz.txt"}), 400, `{"message":"A file with this name doesn't exist"}`},
-		{"not on a branch", d2Body("nope", "m", d2Action{"action": "create", "file_path": "b.txt", "content": "x"}), 400, `{"message":"You can only create or edit files when you are on a branch"}`},
-		{"unknown start branch", map[string]any{"branch": "nope", "start_branch": "gone", "commit_message": "m", "actions": []d2Action{{"action": "create", "file_path": "b.txt", "content": "x"}}}, 400, `{"message":"You can only create or edit files when you are on a branch"}`},
-		{"traversal", d2Body("master", "m", d2Action{"action": "create", "file_path": "../x", "content": "x"}), 400, ""},
-		{"dot git", d2Body("master", "m", d2Action{"action": "create", "file_path": ".git/config", "content": "x"}), 400, ""},
-		{"dot git nested", d2Body("master", "m", d2Action{"action": "create", "file_path": "a/.GIT/hooks/x", "content": "x"}), 400, ""},
-		{"nul", d2Body("master", "m", d2Action{"action": "create", "file_path": "a\x00b", "content": "x"}), 400, ""},
-		{"option branch", d2Body("-x", "m", d2Action{"action": "create", "file_path": "b.txt", "content": "x"}), 400, ""},
-		{"traversal branch", d2Body("../x", "m", d2Action{"action": "create", "file_path": "b.txt", "content": "x"}), 400, ""},
+		{"no file_path", commitBody("master", "m", action{"action": "create", "content": "x"}), 400, `{"message":"You must specify a file_path."}`},
+		{"unknown action", commitBody("master", "m", action{"action": "chmod", "file_path": "a.txt"}), 400, "{\"message\":\"Unknown action type `chmod`.\"}"},
+		{"move without previous", commitBody("master", "m", action{"action": "move", "file_path": "b.txt"}), 400, "{\"message\":\"You must supply the original file path when moving file `b.txt`.\"}"},
+		{"create without content", commitBody("master", "m", action{"action": "create", "file_path": "b.txt"}), 400, `{"error":"actions[0][content] is missing"}`},
+		{"bad base64", commitBody("master", "m", action{"action": "create", "file_path": "b.txt", "content": "!!!", "encoding": "base64"}), 400, `{"error":"actions[0][content] is invalid"}`},
+		{"bad encoding", commitBody("master", "m", action{"action": "create", "file_path": "b.txt", "content": "x", "encoding": "rot13"}), 400, `{"error":"actions[0][encoding] does not have a valid value"}`},
+		{"exists", commitBody("master", "m", action{"action": "create", "file_path": "a.txt", "content": "x"}), 400, `{"message":"A file with this name already exists"}`},
+		{"missing file", commitBody("master", "m", action{"action": "update", "file_path": "zz.txt", "content": "x"}), 400, `{"message":"A file with this name doesn't exist"}`},
+		{"delete missing", commitBody("master", "m", action{"action": "delete", "file_path": "zz.txt"}), 400, `{"message":"A file with this name doesn't exist"}`},
+		{"second action fails", commitBody("master", "m", action{"action": "create", "file_path": "new.txt", "content": "x"}, action{"action": "delete", "file_path": "zz.txt"}), 400, `{"message":"A file with this name doesn't exist"}`},
+		{"not on a branch", commitBody("nope", "m", action{"action": "create", "file_path": "b.txt", "content": "x"}), 400, `{"message":"You can only create or edit files when you are on a branch"}`},
+		{"unknown start branch", map[string]any{"branch": "nope", "start_branch": "gone", "commit_message": "m", "actions": []action{{"action": "create", "file_path": "b.txt", "content": "x"}}}, 400, `{"message":"You can only create or edit files when you are on a branch"}`},
+		{"traversal", commitBody("master", "m", action{"action": "create", "file_path": "../x", "content": "x"}), 400, ""},
+		{"dot git", commitBody("master", "m", action{"action": "create", "file_path": ".git/config", "content": "x"}), 400, ""},
+		{"dot git nested", commitBody("master", "m", action{"action": "create", "file_path": "a/.GIT/hooks/x", "content": "x"}), 400, ""},
+		{"nul", commitBody("master", "m", action{"action": "create", "file_path": "a\x00b", "content": "x"}), 400, ""},
+		{"option branch", commitBody("-x", "m", action{"action": "create", "file_path": "b.txt", "content": "x"}), 400, ""},
+		{"traversal branch", commitBody("../x", "m", action{"action": "create", "file_path": "b.txt", "content": "x"}), 400, ""},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s.expect(c.status, c.want, "POST", base, s.RootToken, c.body)
-		})
-	}
+	t.Run("refused", func(t *testing.T) { // returns once every case ran
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				r := s.Server.Client(t).Expect(c.status, "POST", base, s.RootToken, c.body)
+				if c.want != "" && !apptest.JSONEqual(r.Body, []byte(c.want)) {
+					t.Fatalf("body %s, want %s", r.Body, c.want)
+				}
+			})
+		}
+	})
 	if got := s.git(pid, "rev-parse", "master"); got != head {
 		t.Fatalf("a failed commit moved master: %s -> %s", head, got)
 	}
@@ -207,43 +218,44 @@ func TestD2CommitCreateErrors(t *testing.T) {
 
 	// Permissions: anonymous 401, strangers 404, reporters 403, developers
 	// only where protection allows them (400, as GitLab).
-	_, stranger := s.user("stranger")
-	rid, reporter := s.user("reporter")
-	did, dev := s.user("dev")
+	_, stranger := s.User("stranger")
+	rid, reporter := s.User("reporter")
+	did, dev := s.User("dev")
 	s.member(pid, rid, domain.Reporter)
 	s.member(pid, did, domain.Developer)
-	body := d2Body("master", "m", d2Action{"action": "create", "file_path": "dev.txt", "content": "x"})
-	s.expect(401, `{"message":"401 Unauthorized"}`, "POST", base, "", body)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "POST", base, stranger, body)
-	s.expect(403, `{"message":"403 Forbidden"}`, "POST", base, reporter, body)
+	body := commitBody("master", "m", action{"action": "create", "file_path": "dev.txt", "content": "x"})
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "POST", base, "", body)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", base, stranger, body)
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", base, reporter, body)
 	s.protect(pid, "master", false)
-	s.expect(400, `{"message":"You are not allowed to push into this branch"}`, "POST", base, dev, body)
+	s.ExpectBody(400, `{"message":"You are not allowed to push into this branch"}`, "POST", base, dev, body)
 	s.protect(pid, "rel-*", true)
 	s.commit(dev, pid, map[string]any{"branch": "rel-1", "start_branch": "master", "commit_message": "dev on rel",
-		"actions": []d2Action{{"action": "create", "file_path": "dev.txt", "content": "x"}}})
+		"actions": []action{{"action": "create", "file_path": "dev.txt", "content": "x"}}})
 	s.protect(pid, "master", true)
-	if c := s.commit(dev, pid, body); c.AuthorName != "User dev" || c.AuthorEmail != "dev@example.com" {
+	if c := s.commit(dev, pid, body); c.AuthorName != "DEV" || c.AuthorEmail != "dev@example.com" {
 		t.Fatalf("developer's commit author: %+v", c)
 	}
 }
 
-// TestD2CherryPick picks a commit of a feature branch onto master.
-func TestD2CherryPick(t *testing.T) {
+// TestCherryPick picks a commit of a feature branch onto master.
+func TestCherryPick(t *testing.T) {
 	t.Parallel()
-	s := newD2(t)
+	s := newRepoServer(t)
 	pid := s.projectID("picks", "private")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
-	s.commit(s.RootToken, pid, d2Body("master", "init", d2Action{"action": "create", "file_path": "a.txt", "content": "1\n2\n3\n"}))
+	s.commit(s.RootToken, pid, commitBody("master", "init", action{"action": "create", "file_path": "a.txt", "content": "1\n2\n3\n"}))
 	pick := s.commit(s.RootToken, pid, map[string]any{"branch": "feature", "start_branch": "master", "commit_message": "add b\n\ndetails",
 		"author_name": "Bob", "author_email": "bob@example.com",
-		"actions": []d2Action{{"action": "create", "file_path": "b.txt", "content": "b\n"}}})
-	clash := s.commit(s.RootToken, pid, d2Body("feature", "change a", d2Action{"action": "update", "file_path": "a.txt", "content": "1\nfeature\n3\n"}))
-	s.commit(s.RootToken, pid, d2Body("master", "master changes a", d2Action{"action": "update", "file_path": "a.txt", "content": "1\nmaster\n3\n"}))
+		"actions": []action{{"action": "create", "file_path": "b.txt", "content": "b\n"}}})
+	clash := s.commit(s.RootToken, pid, commitBody("feature", "change a", action{"action": "update", "file_path": "a.txt", "content": "1\nfeature\n3\n"}))
+	s.commit(s.RootToken, pid, commitBody("master", "master changes a", action{"action": "update", "file_path": "a.txt", "content": "1\nmaster\n3\n"}))
 	masterHead := s.git(pid, "rev-parse", "master")
 
-	var got d2Commit
-	data := s.expect(201, "", "POST", base+"/"+pick.ID+"/cherry_pick", s.RootToken, url.Values{"branch": {"master"}})
-	decode(t, data, &got)
+	var got commitReply
+	picked := s.Expect(201, "POST", base+"/"+pick.ID+"/cherry_pick", s.RootToken, url.Values{"branch": {"master"}})
+	picked.Decode(t, &got)
+	data := picked.Body
 	if got.ID == pick.ID || got.Message != pick.Message || got.AuthorName != "Bob" || len(got.ParentIDs) != 1 || got.ParentIDs[0] != masterHead {
 		t.Fatalf("cherry-picked commit: %+v", got)
 	}
@@ -253,42 +265,42 @@ func TestD2CherryPick(t *testing.T) {
 	if h := s.git(pid, "rev-parse", "master"); h != got.ID {
 		t.Fatalf("master is %s, want %s", h, got.ID)
 	}
-	if evs := s.pushesOf(pid, "refs/heads/master", 3); len(evs) < 3 || evs[len(evs)-1].After != got.ID || evs[len(evs)-1].Before != masterHead {
+	if evs := s.pushesOf(pid, "refs/heads/master"); len(evs) < 3 || evs[len(evs)-1].After != got.ID || evs[len(evs)-1].Before != masterHead {
 		t.Fatalf("push event of the cherry-pick: %+v", evs)
 	}
 	msg := `{"message":"Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."}`
-	s.expect(400, msg, "POST", base+"/"+pick.ID+"/cherry_pick", s.RootToken, url.Values{"branch": {"master"}})
-	s.expect(400, msg, "POST", base+"/"+clash.ID+"/cherry_pick", s.RootToken, url.Values{"branch": {"master"}})
-	s.expect(400, `{"error":"branch is missing"}`, "POST", base+"/"+pick.ID+"/cherry_pick", s.RootToken, nil)
-	s.expect(404, `{"message":"404 Branch Not Found"}`, "POST", base+"/"+pick.ID+"/cherry_pick", s.RootToken, url.Values{"branch": {"nope"}})
-	s.expect(404, `{"message":"404 Commit Not Found"}`, "POST", base+"/ffffffffffffffffffffffffffffffffffffffff/cherry_pick", s.RootToken, url.Values{"branch": {"master"}})
+	s.ExpectBody(400, msg, "POST", base+"/"+pick.ID+"/cherry_pick", s.RootToken, url.Values{"branch": {"master"}})
+	s.ExpectBody(400, msg, "POST", base+"/"+clash.ID+"/cherry_pick", s.RootToken, url.Values{"branch": {"master"}})
+	s.ExpectBody(400, `{"error":"branch is missing"}`, "POST", base+"/"+pick.ID+"/cherry_pick", s.RootToken, nil)
+	s.ExpectBody(404, `{"message":"404 Branch Not Found"}`, "POST", base+"/"+pick.ID+"/cherry_pick", s.RootToken, url.Values{"branch": {"nope"}})
+	s.ExpectBody(404, `{"message":"404 Commit Not Found"}`, "POST", base+"/ffffffffffffffffffffffffffffffffffffffff/cherry_pick", s.RootToken, url.Values{"branch": {"master"}})
 	if h := s.git(pid, "rev-parse", "master"); h != got.ID {
 		t.Fatalf("failed picks moved master to %s", h)
 	}
-	did, dev := s.user("dev")
+	did, dev := s.User("dev")
 	s.member(pid, did, domain.Developer)
 	s.protect(pid, "master", false)
-	s.expect(400, `{"message":"You are not allowed to push into this branch"}`, "POST", base+"/"+clash.ID+"/cherry_pick", dev, url.Values{"branch": {"master"}})
-	rid, reporter := s.user("rep")
+	s.ExpectBody(400, `{"message":"You are not allowed to push into this branch"}`, "POST", base+"/"+clash.ID+"/cherry_pick", dev, url.Values{"branch": {"master"}})
+	rid, reporter := s.User("rep")
 	s.member(pid, rid, domain.Reporter)
-	s.expect(403, "", "POST", base+"/"+clash.ID+"/cherry_pick", reporter, url.Values{"branch": {"master"}})
+	s.Expect(403, "POST", base+"/"+clash.ID+"/cherry_pick", reporter, url.Values{"branch": {"master"}})
 }
 
-// TestD2CommitDiff reads the diff entries of a commit.
-func TestD2CommitDiff(t *testing.T) {
+// TestCommitDiff reads the diff entries of a commit.
+func TestCommitDiff(t *testing.T) {
 	t.Parallel()
-	s := newD2(t)
+	s := newRepoServer(t)
 	pid := s.projectID("diffs", "public")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
-	s.commit(s.RootToken, pid, d2Body("master", "init",
-		d2Action{"action": "create", "file_path": "a.txt", "content": "1\n2\n3\n"},
-		d2Action{"action": "create", "file_path": "gone.txt", "content": "bye\n"},
-		d2Action{"action": "create", "file_path": "old.txt", "content": "same content here\n"}))
-	c := s.commit(s.RootToken, pid, d2Body("master", "change",
-		d2Action{"action": "update", "file_path": "a.txt", "content": "1\ntwo\n3\n"},
-		d2Action{"action": "delete", "file_path": "gone.txt"},
-		d2Action{"action": "move", "file_path": "new.txt", "previous_path": "old.txt"},
-		d2Action{"action": "create", "file_path": "z.txt", "content": "z\n"}))
+	s.commit(s.RootToken, pid, commitBody("master", "init",
+		action{"action": "create", "file_path": "a.txt", "content": "1\n2\n3\n"},
+		action{"action": "create", "file_path": "gone.txt", "content": "bye\n"},
+		action{"action": "create", "file_path": "old.txt", "content": "same content here\n"}))
+	c := s.commit(s.RootToken, pid, commitBody("master", "change",
+		action{"action": "update", "file_path": "a.txt", "content": "1\ntwo\n3\n"},
+		action{"action": "delete", "file_path": "gone.txt"},
+		action{"action": "move", "file_path": "new.txt", "previous_path": "old.txt"},
+		action{"action": "create", "file_path": "z.txt", "content": "z\n"}))
 	type entry struct {
 		Diff        string  `json:"diff"`
 		NewPath     string  `json:"new_path"`
@@ -301,7 +313,7 @@ func TestD2CommitDiff(t *testing.T) {
 	}
 	var diffs []entry
 	// Public project: anonymous readers see it.
-	s.JSON(t, "GET", base+"/"+c.ID+"/diff", "", nil, 200, &diffs)
+	s.Expect(200, "GET", base+"/"+c.ID+"/diff", "", nil).Decode(t, &diffs)
 	byPath := map[string]entry{}
 	for _, d := range diffs {
 		byPath[d.NewPath] = d
@@ -322,22 +334,23 @@ func TestD2CommitDiff(t *testing.T) {
 	if z := byPath["z.txt"]; !z.NewFile || z.AMode == nil || *z.AMode != "0" || z.Diff != "@@ -0,0 +1 @@\n+z\n" {
 		t.Fatalf("z.txt: %+v", z)
 	}
-	resp := s.JSON(t, "GET", base+"/master/diff?per_page=1&page=2", "", nil, 200, &diffs)
+	resp := s.Expect(200, "GET", base+"/master/diff?per_page=1&page=2", "", nil)
+	resp.Decode(t, &diffs)
 	if len(diffs) != 1 || resp.Header.Get("X-Total") != "4" {
 		t.Fatalf("paged diff: %d entries, X-Total %s", len(diffs), resp.Header.Get("X-Total"))
 	}
-	s.expect(404, `{"message":"404 Commit Not Found"}`, "GET", base+"/nope/diff", "", nil)
+	s.ExpectBody(404, `{"message":"404 Commit Not Found"}`, "GET", base+"/nope/diff", "", nil)
 }
 
-// TestD2CommitComments: placement rules, listing with authors, and no
+// TestCommitComments: placement rules, listing with authors, and no
 // N+1 queries.
-func TestD2CommitComments(t *testing.T) {
+func TestCommitComments(t *testing.T) {
 	t.Parallel()
-	s := newD2(t)
+	s := newRepoServer(t)
 	pid := s.projectID("comments", "internal")
 	base := fmt.Sprintf("/projects/%d/repository/commits", pid)
-	s.commit(s.RootToken, pid, d2Body("master", "init", d2Action{"action": "create", "file_path": "a.txt", "content": "1\n2\n3\n4\n"}))
-	c := s.commit(s.RootToken, pid, d2Body("master", "change", d2Action{"action": "update", "file_path": "a.txt", "content": "1\ntwo\n3\n4\nfive\n"}))
+	s.commit(s.RootToken, pid, commitBody("master", "init", action{"action": "create", "file_path": "a.txt", "content": "1\n2\n3\n4\n"}))
+	c := s.commit(s.RootToken, pid, commitBody("master", "change", action{"action": "update", "file_path": "a.txt", "content": "1\ntwo\n3\n4\nfive\n"}))
 	url := base + "/" + c.ID + "/comments"
 
 	type note struct {
@@ -354,7 +367,7 @@ func TestD2CommitComments(t *testing.T) {
 	post := func(token string, body map[string]any) note {
 		t.Helper()
 		var n note
-		s.JSON(t, "POST", url, token, body, 201, &n)
+		s.Expect(201, "POST", url, token, body).Decode(t, &n)
 		return n
 	}
 	placed := func(n note, path string, line int, lineType string) bool {
@@ -386,47 +399,49 @@ func TestD2CommitComments(t *testing.T) {
 	}
 	// By branch name: valid lines are placed, invalid ones are not.
 	var n note
-	s.JSON(t, "POST", base+"/master/comments", s.RootToken, map[string]any{"note": "via branch", "path": "a.txt", "line": 2}, 201, &n)
+	s.Expect(201, "POST", base+"/master/comments", s.RootToken, map[string]any{"note": "via branch", "path": "a.txt", "line": 2}).Decode(t, &n)
 	if !placed(n, "a.txt", 2, "new") {
 		t.Fatalf("comment via branch: %+v", n)
 	}
-	s.JSON(t, "POST", base+"/master/comments", s.RootToken, map[string]any{"note": "via branch bad", "path": "a.txt", "line": 1}, 201, &n)
+	s.Expect(201, "POST", base+"/master/comments", s.RootToken, map[string]any{"note": "via branch bad", "path": "a.txt", "line": 1}).Decode(t, &n)
 	if !general(n) {
 		t.Fatalf("comment via branch on a bad line: %+v", n)
 	}
-	s.expect(400, `{"error":"note is missing"}`, "POST", url, s.RootToken, map[string]any{})
-	s.expect(400, `{"error":"line_type does not have a valid value"}`, "POST", url, s.RootToken, map[string]any{"note": "x", "line_type": "side"})
-	s.expect(400, `{"error":"line is invalid"}`, "POST", url, s.RootToken, map[string]any{"note": "x", "line": "two"})
-	s.expect(401, "", "POST", url, "", map[string]any{"note": "x"})
-	s.expect(404, `{"message":"404 Commit Not Found"}`, "POST", base+"/nope/comments", s.RootToken, map[string]any{"note": "x"})
+	s.ExpectBody(400, `{"error":"note is missing"}`, "POST", url, s.RootToken, map[string]any{})
+	s.ExpectBody(400, `{"error":"line_type does not have a valid value"}`, "POST", url, s.RootToken, map[string]any{"note": "x", "line_type": "side"})
+	s.ExpectBody(400, `{"error":"line is invalid"}`, "POST", url, s.RootToken, map[string]any{"note": "x", "line": "two"})
+	s.Expect(401, "POST", url, "", map[string]any{"note": "x"})
+	s.ExpectBody(404, `{"message":"404 Commit Not Found"}`, "POST", base+"/nope/comments", s.RootToken, map[string]any{"note": "x"})
 
 	// Other users comment; the list shows every author, one page at a time.
 	tokens := []string{}
 	for i := 0; i < 4; i++ {
-		_, tok := s.user(fmt.Sprintf("commenter%d", i))
+		_, tok := s.User(fmt.Sprintf("commenter%d", i))
 		tokens = append(tokens, tok)
 		post(tok, map[string]any{"note": fmt.Sprintf("from %d", i)})
 	}
 	var list []note
-	resp := s.JSON(t, "GET", url+"?per_page=100", tokens[0], nil, 200, &list)
+	resp := s.Expect(200, "GET", url+"?per_page=100", tokens[0], nil)
+	resp.Decode(t, &list)
 	if len(list) != 14 || resp.Header.Get("X-Total") != "14" || list[0].Note != "general" || list[13].Author.Username != "commenter3" {
 		t.Fatalf("comment list: %d, X-Total %s", len(list), resp.Header.Get("X-Total"))
 	}
-	resp = s.JSON(t, "GET", url+"?per_page=4&page=4", tokens[0], nil, 200, &list)
+	resp = s.Expect(200, "GET", url+"?per_page=4&page=4", tokens[0], nil)
+	resp.Decode(t, &list)
 	if len(list) != 2 || list[1].Note != "from 3" || list[0].Author.Username != "commenter2" || resp.Header.Get("X-Total-Pages") != "4" {
 		t.Fatalf("last page: %+v", list)
 	}
 	// Queries do not grow with the number of authors.
 	q0 := s.Queries()
-	s.JSON(t, "GET", url+"?per_page=2", tokens[0], nil, 200, &list)
+	s.Expect(200, "GET", url+"?per_page=2", tokens[0], nil).Decode(t, &list)
 	few := s.Queries() - q0
 	q0 = s.Queries()
-	s.JSON(t, "GET", url+"?per_page=100", tokens[0], nil, 200, &list)
+	s.Expect(200, "GET", url+"?per_page=100", tokens[0], nil).Decode(t, &list)
 	if many := s.Queries() - q0; many > few {
 		t.Fatalf("listing 14 comments by 5 authors ran %d queries, 2 comments %d", many, few)
 	}
 	// Comments of another commit are not listed.
-	s.JSON(t, "GET", base+"/"+c.ParentIDs[0]+"/comments", tokens[0], nil, 200, &list)
+	s.Expect(200, "GET", base+"/"+c.ParentIDs[0]+"/comments", tokens[0], nil).Decode(t, &list)
 	if len(list) != 0 {
 		t.Fatalf("parent commit has %d comments", len(list))
 	}
@@ -437,14 +452,14 @@ func TestD2CommitComments(t *testing.T) {
 // moves with every new commit and stays right for an older ref.
 func TestCommitListTotalFollowsTheBranch(t *testing.T) {
 	t.Parallel()
-	s := newD2(t)
+	s := newRepoServer(t)
 	pid := s.projectID("total-moves", "private")
 	base := fmt.Sprintf("/projects/%d/repository/commits?per_page=1", pid)
 	total := func(query string) string {
 		resp, _ := s.Do(t, "GET", base+query, s.RootToken, nil)
 		return resp.Header.Get("X-Total")
 	}
-	first := s.commit(s.RootToken, pid, d2Body("master", "c1", d2Action{"action": "create", "file_path": "a", "content": "1"}))
+	first := s.commit(s.RootToken, pid, commitBody("master", "c1", action{"action": "create", "file_path": "a", "content": "1"}))
 	for i := 2; i <= 4; i++ {
 		if got := total(""); got != fmt.Sprint(i-1) {
 			t.Fatalf("before commit %d: X-Total %s, want %d", i, got, i-1)
@@ -452,7 +467,7 @@ func TestCommitListTotalFollowsTheBranch(t *testing.T) {
 		if got := total(""); got != fmt.Sprint(i-1) { // served again, from the cache
 			t.Fatalf("repeated list before commit %d: X-Total %s, want %d", i, got, i-1)
 		}
-		s.commit(s.RootToken, pid, d2Body("master", fmt.Sprintf("c%d", i), d2Action{"action": "update", "file_path": "a", "content": fmt.Sprint(i)}))
+		s.commit(s.RootToken, pid, commitBody("master", fmt.Sprintf("c%d", i), action{"action": "update", "file_path": "a", "content": fmt.Sprint(i)}))
 	}
 	if got := total(""); got != "4" {
 		t.Fatalf("X-Total %s, want 4", got)

@@ -18,7 +18,7 @@ import (
 // first, then the project record. Failures are logged: the push succeeded.
 func (s *Service) adoptDefaultBranch(ctx context.Context, p *domain.Project, cmds []domain.RefUpdate) {
 	repo := repoOf(p)
-	if _, err := s.p.Repos.Branch(ctx, repo, p.DefaultBranch); !errors.Is(err, core.ErrNotFound) && !errors.Is(err, core.ErrInvalid) {
+	if _, err := s.p.Reader.Branch(ctx, repo, p.DefaultBranch); !errors.Is(err, core.ErrNotFound) && !errors.Is(err, core.ErrInvalid) {
 		return // it exists (or the backend failed: change nothing)
 	}
 	chosen := ""
@@ -27,7 +27,7 @@ func (s *Service) adoptDefaultBranch(ctx context.Context, p *domain.Project, cmd
 		if !ok || c.NewID == domain.ZeroID {
 			continue
 		}
-		if _, err := s.p.Repos.Branch(ctx, repo, name); err != nil {
+		if _, err := s.p.Reader.Branch(ctx, repo, name); err != nil {
 			continue // refused, or moved away since
 		}
 		if chosen == "" || name < chosen {
@@ -38,7 +38,7 @@ func (s *Service) adoptDefaultBranch(ctx context.Context, p *domain.Project, cmd
 		return
 	}
 	log := s.log.With(zap.Int64("project_id", p.ID), zap.String("branch", chosen))
-	if err := s.p.Repos.SetDefaultBranch(ctx, repo, chosen); err != nil {
+	if err := s.p.Writer.SetDefaultBranch(ctx, repo, chosen); err != nil {
 		log.Error("first push: set HEAD", zap.Error(err))
 		return
 	}

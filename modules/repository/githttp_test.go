@@ -25,12 +25,12 @@ import (
 // the push events and the repository the API reads.
 func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
 	t.Parallel()
-	s := newGitServer(t)
-	devID, _ := s.user("dev")
-	p := s.project("alpha", "private", 0)
+	s := newRepoServer(t)
+	devID, _ := s.User("dev")
+	p := s.hosted("alpha", "private", 0)
 	s.member(p.ID, devID, domain.Developer)
-	git := newGit(t)
-	remote := s.remote(p.PathWithNamespace, "dev", password("dev"))
+	git := gitClient{t}
+	remote := s.remote(p.Path, "dev", password("dev"))
 
 	work := git.clone(remote) // empty repository
 	first := git.commit(work, "README.md", "hello\n")
@@ -59,7 +59,7 @@ func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
 	}
 
 	// Push events: one per push, with the pushed commits.
-	master := s.pushesOf(p.ID, "refs/heads/master", 0)
+	master := s.pushesOf(p.ID, "refs/heads/master")
 	if len(master) != 2 {
 		t.Fatalf("master push events = %+v, want 2", master)
 	}
@@ -69,7 +69,7 @@ func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
 	if ev := master[1]; ev.Before != first || ev.After != second || ev.TotalCommits != 1 || len(ev.Commits) != 1 || ev.Commits[0].ID != second {
 		t.Fatalf("second push event = %+v", ev)
 	}
-	feature := s.pushesOf(p.ID, "refs/heads/feature", 0)
+	feature := s.pushesOf(p.ID, "refs/heads/feature")
 	if len(feature) != 1 {
 		t.Fatalf("feature push events = %+v, want 1", feature)
 	}
@@ -81,14 +81,14 @@ func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
 
 	// Deleting a branch publishes an event with After = ZeroID.
 	git.run(work, "push", "-q", "origin", "--delete", "feature")
-	if evs := s.pushesOf(p.ID, "refs/heads/feature", 0); len(evs) != 2 || evs[1].After != domain.ZeroID || evs[1].Before != f2 {
+	if evs := s.pushesOf(p.ID, "refs/heads/feature"); len(evs) != 2 || evs[1].After != domain.ZeroID || evs[1].Before != f2 {
 		t.Fatalf("delete push events = %+v", evs)
 	}
 
 	// A tag push carries the tagged commit.
 	git.run(work, "tag", "-a", "v1", "-m", "release", first)
 	git.run(work, "push", "-q", "origin", "v1")
-	if evs := s.pushesOf(p.ID, "refs/tags/v1", 0); len(evs) != 1 || evs[0].TotalCommits != 1 || evs[0].Commits[0].ID != first {
+	if evs := s.pushesOf(p.ID, "refs/tags/v1"); len(evs) != 1 || evs[0].TotalCommits != 1 || evs[0].Commits[0].ID != first {
 		t.Fatalf("tag push events = %+v", evs)
 	}
 
@@ -97,12 +97,12 @@ func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
 		Name   string
 		Commit struct{ ID string }
 	}
-	s.JSON(t, "GET", fmt.Sprintf("/projects/%d/repository/branches", p.ID), s.RootToken, nil, 200, &branches)
+	s.Expect(200, "GET", fmt.Sprintf("/projects/%d/repository/branches", p.ID), s.RootToken, nil).Decode(t, &branches)
 	if len(branches) != 1 || branches[0].Name != "master" || branches[0].Commit.ID != second {
 		t.Fatalf("branches = %+v", branches)
 	}
 	var commits []struct{ ID string }
-	s.JSON(t, "GET", fmt.Sprintf("/projects/%d/repository/commits", p.ID), s.RootToken, nil, 200, &commits)
+	s.Expect(200, "GET", fmt.Sprintf("/projects/%d/repository/commits", p.ID), s.RootToken, nil).Decode(t, &commits)
 	if len(commits) != 2 || commits[0].ID != second || commits[1].ID != first {
 		t.Fatalf("commits = %+v", commits)
 	}
@@ -113,15 +113,15 @@ func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
 // force-pushes or deletions, and the message reaches git's output.
 func TestGitHTTPProtectedBranches(t *testing.T) {
 	t.Parallel()
-	s := newGitServer(t)
-	devID, _ := s.user("dev")
-	masterID, _ := s.user("boss")
-	p := s.project("guarded", "private", 0)
+	s := newRepoServer(t)
+	devID, _ := s.User("dev")
+	masterID, _ := s.User("boss")
+	p := s.hosted("guarded", "private", 0)
 	s.member(p.ID, devID, domain.Developer)
 	s.member(p.ID, masterID, domain.Master)
-	git := newGit(t)
-	asMaster := s.remote(p.PathWithNamespace, "boss", password("boss"))
-	asDev := s.remote(p.PathWithNamespace, "dev", password("dev"))
+	git := gitClient{t}
+	asMaster := s.remote(p.Path, "boss", password("boss"))
+	asDev := s.remote(p.Path, "dev", password("dev"))
 
 	w := git.clone(asMaster)
 	base := git.commit(w, "a.txt", "a\n")
@@ -166,7 +166,7 @@ func TestGitHTTPProtectedBranches(t *testing.T) {
 	if b, _ := s.Repos.Branch(context.Background(), fmt.Sprintf("projects/%d.git", p.ID), "master"); b.Commit.ID != next {
 		t.Fatalf("master = %s after refused force-pushes, want %s", b.Commit.ID, next)
 	}
-	if evs := s.pushesOf(p.ID, "refs/heads/master", 0); len(evs) != 2 {
+	if evs := s.pushesOf(p.ID, "refs/heads/master"); len(evs) != 2 {
 		t.Fatalf("master push events = %d, want 2 (refused pushes publish none)", len(evs))
 	}
 
@@ -213,44 +213,44 @@ func TestGitHTTPProtectedBranches(t *testing.T) {
 // look to git and over HTTP.
 func TestGitHTTPAccess(t *testing.T) {
 	t.Parallel()
-	s := newGitServer(t)
-	devID, devToken := s.user("dev")
-	reporterID, _ := s.user("rep")
-	guestID, _ := s.user("guest")
-	s.user("stranger")
-	blockedID, blockedToken := s.user("blocked")
-	priv := s.project("secret", "private", 0)
-	pub := s.project("open", "public", 0)
-	internal := s.project("inside", "internal", 0)
+	s := newRepoServer(t)
+	devID, devToken := s.User("dev")
+	reporterID, _ := s.User("rep")
+	guestID, _ := s.User("guest")
+	s.User("stranger")
+	blockedID, blockedToken := s.User("blocked")
+	priv := s.hosted("secret", "private", 0)
+	pub := s.hosted("open", "public", 0)
+	internal := s.hosted("inside", "internal", 0)
 	for _, id := range []int64{priv.ID, pub.ID} {
 		s.member(id, devID, domain.Developer)
 	}
 	s.member(priv.ID, reporterID, domain.Reporter)
 	s.member(priv.ID, guestID, domain.Guest)
 	s.member(priv.ID, blockedID, domain.Developer)
-	git := newGit(t)
+	git := gitClient{t}
 
 	// Seed the projects.
-	for _, p := range []project{priv, pub, internal} {
-		w := git.clone(s.remote(p.PathWithNamespace, "root", rootPassword))
-		git.commit(w, "README.md", p.PathWithNamespace+"\n")
+	for _, p := range []hosted{priv, pub, internal} {
+		w := git.clone(s.remote(p.Path, "root", apptest.RootPassword))
+		git.commit(w, "README.md", p.Path+"\n")
 		git.run(w, "push", "-q", "origin", "master")
 	}
 
 	// Anonymous: public clones, private and internal ask for credentials.
-	git.clone(s.remote(pub.PathWithNamespace, "", ""))
-	for _, p := range []project{priv, internal} {
-		out := git.fails("", "clone", s.remote(p.PathWithNamespace, "", ""), t.TempDir()+"/x")
+	git.clone(s.remote(pub.Path, "", ""))
+	for _, p := range []hosted{priv, internal} {
+		out := git.fails("", "clone", s.remote(p.Path, "", ""), t.TempDir()+"/x")
 		if !strings.Contains(out, "could not read Username") && !strings.Contains(out, "Authentication failed") {
-			t.Fatalf("anonymous clone of %s: %s", p.PathWithNamespace, out)
+			t.Fatalf("anonymous clone of %s: %s", p.Path, out)
 		}
-		resp := s.raw(t, "GET", "/"+p.PathWithNamespace+".git/info/refs?service=git-upload-pack", "", "", nil, nil)
+		resp := s.raw(t, "GET", "/"+p.Path+".git/info/refs?service=git-upload-pack", "", "", nil, nil)
 		if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Basic realm="Hearth"` {
-			t.Fatalf("anonymous info/refs of %s: %d %v", p.PathWithNamespace, resp.StatusCode, resp.Header)
+			t.Fatalf("anonymous info/refs of %s: %d %v", p.Path, resp.StatusCode, resp.Header)
 		}
 	}
 	// Anonymous pushes to a public project ask for credentials too.
-	if resp := s.raw(t, "GET", "/"+pub.PathWithNamespace+".git/info/refs?service=git-receive-pack", "", "", nil, nil); resp.StatusCode != 401 {
+	if resp := s.raw(t, "GET", "/"+pub.Path+".git/info/refs?service=git-receive-pack", "", "", nil, nil); resp.StatusCode != 401 {
 		t.Fatalf("anonymous receive-pack advertisement: %d", resp.StatusCode)
 	}
 	// Unknown projects look like private ones to anonymous callers.
@@ -259,19 +259,19 @@ func TestGitHTTPAccess(t *testing.T) {
 	}
 
 	// Signed in: internal projects clone; a stranger gets 404 for private.
-	git.clone(s.remote(internal.PathWithNamespace, "stranger", password("stranger")))
-	out := git.fails("", "clone", s.remote(priv.PathWithNamespace, "stranger", password("stranger")), t.TempDir()+"/x")
+	git.clone(s.remote(internal.Path, "stranger", password("stranger")))
+	out := git.fails("", "clone", s.remote(priv.Path, "stranger", password("stranger")), t.TempDir()+"/x")
 	if !strings.Contains(out, "not found") {
 		t.Fatalf("stranger clone of private: %s", out)
 	}
-	if resp := s.raw(t, "GET", "/"+priv.PathWithNamespace+".git/info/refs?service=git-upload-pack", "stranger", password("stranger"), nil, nil); resp.StatusCode != 404 {
+	if resp := s.raw(t, "GET", "/"+priv.Path+".git/info/refs?service=git-upload-pack", "stranger", password("stranger"), nil, nil); resp.StatusCode != 404 {
 		t.Fatalf("stranger info/refs: %d", resp.StatusCode)
 	}
 	// Guests see the project but not its code; reporters clone but do not push.
-	if resp := s.raw(t, "GET", "/"+priv.PathWithNamespace+".git/info/refs?service=git-upload-pack", "guest", password("guest"), nil, nil); resp.StatusCode != 403 {
+	if resp := s.raw(t, "GET", "/"+priv.Path+".git/info/refs?service=git-upload-pack", "guest", password("guest"), nil, nil); resp.StatusCode != 403 {
 		t.Fatalf("guest info/refs: %d", resp.StatusCode)
 	}
-	w := git.clone(s.remote(priv.PathWithNamespace, "rep", password("rep")))
+	w := git.clone(s.remote(priv.Path, "rep", password("rep")))
 	git.commit(w, "r.txt", "r\n")
 	out = git.fails(w, "push", "origin", "master")
 	if !strings.Contains(out, "You are not allowed to push code to this project.") || !strings.Contains(out, "403") {
@@ -279,19 +279,19 @@ func TestGitHTTPAccess(t *testing.T) {
 	}
 
 	// Credentials: a token as password (any username), a wrong password.
-	w = git.clone(s.remote(priv.PathWithNamespace, "anything", devToken))
+	w = git.clone(s.remote(priv.Path, "anything", devToken))
 	git.commit(w, "t.txt", "t\n")
 	git.run(w, "push", "-q", "origin", "master")
-	out = git.fails("", "clone", s.remote(priv.PathWithNamespace, "dev", "wrong-password"), t.TempDir()+"/x")
+	out = git.fails("", "clone", s.remote(priv.Path, "dev", "wrong-password"), t.TempDir()+"/x")
 	if !strings.Contains(out, "Authentication failed") {
 		t.Fatalf("wrong password: %s", out)
 	}
-	if resp := s.raw(t, "GET", "/"+pub.PathWithNamespace+".git/info/refs?service=git-upload-pack", "dev", "wrong-password", nil, nil); resp.StatusCode != 401 {
+	if resp := s.raw(t, "GET", "/"+pub.Path+".git/info/refs?service=git-upload-pack", "dev", "wrong-password", nil, nil); resp.StatusCode != 401 {
 		t.Fatalf("wrong password on a public project: %d", resp.StatusCode)
 	}
 	// PRIVATE-TOKEN works as with the API.
 	hdr := http.Header{"Private-Token": {devToken}}
-	if resp := s.raw(t, "GET", "/"+priv.PathWithNamespace+".git/info/refs?service=git-receive-pack", "", "", hdr, nil); resp.StatusCode != 200 ||
+	if resp := s.raw(t, "GET", "/"+priv.Path+".git/info/refs?service=git-receive-pack", "", "", hdr, nil); resp.StatusCode != 200 ||
 		resp.Header.Get("Content-Type") != "application/x-git-receive-pack-advertisement" || !strings.HasPrefix(resp.text, "001f# service=git-receive-pack\n0000") {
 		t.Fatalf("PRIVATE-TOKEN advertisement: %d %v %q", resp.StatusCode, resp.Header, resp.text)
 	}
@@ -300,46 +300,46 @@ func TestGitHTTPAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp := s.raw(t, "GET", "/"+priv.PathWithNamespace+".git/info/refs?service=git-upload-pack", "dev", readUser, nil, nil); resp.StatusCode != 401 {
+	if resp := s.raw(t, "GET", "/"+priv.Path+".git/info/refs?service=git-upload-pack", "dev", readUser, nil, nil); resp.StatusCode != 401 {
 		t.Fatalf("read_user token: %d", resp.StatusCode)
 	}
 	// Blocked users are refused, by password and by token.
-	s.JSON(t, "POST", fmt.Sprintf("/users/%d/block", blockedID), s.RootToken, nil, 201, nil)
+	s.Expect(201, "POST", fmt.Sprintf("/users/%d/block", blockedID), s.RootToken, nil)
 	for _, secret := range []string{password("blocked"), blockedToken} {
-		if resp := s.raw(t, "GET", "/"+priv.PathWithNamespace+".git/info/refs?service=git-upload-pack", "blocked", secret, nil, nil); resp.StatusCode != 401 {
+		if resp := s.raw(t, "GET", "/"+priv.Path+".git/info/refs?service=git-upload-pack", "blocked", secret, nil, nil); resp.StatusCode != 401 {
 			t.Fatalf("blocked user: %d", resp.StatusCode)
 		}
 	}
 
 	// Only the smart protocol.
-	if resp := s.raw(t, "GET", "/"+pub.PathWithNamespace+".git/info/refs", "", "", nil, nil); resp.StatusCode != 403 {
+	if resp := s.raw(t, "GET", "/"+pub.Path+".git/info/refs", "", "", nil, nil); resp.StatusCode != 403 {
 		t.Fatalf("dumb info/refs: %d", resp.StatusCode)
 	}
 	// Without ".git", info/refs redirects (so `git clone .../project` works).
-	resp := s.raw(t, "GET", "/"+pub.PathWithNamespace+"/info/refs?service=git-upload-pack", "", "", nil, nil)
-	if resp.StatusCode != 301 || resp.Header.Get("Location") != "/"+pub.PathWithNamespace+".git/info/refs?service=git-upload-pack" {
+	resp := s.raw(t, "GET", "/"+pub.Path+"/info/refs?service=git-upload-pack", "", "", nil, nil)
+	if resp.StatusCode != 301 || resp.Header.Get("Location") != "/"+pub.Path+".git/info/refs?service=git-upload-pack" {
 		t.Fatalf("info/refs without .git: %d %v", resp.StatusCode, resp.Header)
 	}
-	git.clone(s.URL + "/" + pub.PathWithNamespace)
+	git.clone(s.URL + "/" + pub.Path)
 }
 
 // TestGitHTTPNestedGroupsAndGzip clones and pushes a project of a
 // subgroup, and sends a gzip-compressed upload-pack request by hand.
 func TestGitHTTPNestedGroupsAndGzip(t *testing.T) {
 	t.Parallel()
-	s := newGitServer(t)
+	s := newRepoServer(t)
 	var top, sub struct{ ID int64 }
-	s.JSON(t, "POST", "/groups", s.RootToken, url.Values{"name": {"top"}, "path": {"top"}, "visibility": {"public"}}, 201, &top)
-	s.JSON(t, "POST", "/groups", s.RootToken, url.Values{"name": {"sub"}, "path": {"sub"}, "visibility": {"public"}, "parent_id": {fmt.Sprint(top.ID)}}, 201, &sub)
-	p := s.project("deep", "public", sub.ID)
-	if p.PathWithNamespace != "top/sub/deep" {
-		t.Fatalf("path = %q", p.PathWithNamespace)
+	s.Expect(201, "POST", "/groups", s.RootToken, url.Values{"name": {"top"}, "path": {"top"}, "visibility": {"public"}}).Decode(t, &top)
+	s.Expect(201, "POST", "/groups", s.RootToken, url.Values{"name": {"sub"}, "path": {"sub"}, "visibility": {"public"}, "parent_id": {fmt.Sprint(top.ID)}}).Decode(t, &sub)
+	p := s.hosted("deep", "public", sub.ID)
+	if p.Path != "top/sub/deep" {
+		t.Fatalf("path = %q", p.Path)
 	}
-	git := newGit(t)
-	w := git.clone(s.remote(p.PathWithNamespace, "root", rootPassword))
+	git := gitClient{t}
+	w := git.clone(s.remote(p.Path, "root", apptest.RootPassword))
 	head := git.commit(w, "a.txt", "a\n")
 	git.run(w, "push", "-q", "origin", "master")
-	c := git.clone(s.remote(p.PathWithNamespace, "", ""))
+	c := git.clone(s.remote(p.Path, "", ""))
 	if got := git.run(c, "rev-parse", "HEAD"); got != head {
 		t.Fatalf("clone of nested project = %s, want %s", got, head)
 	}
@@ -351,7 +351,7 @@ func TestGitHTTPNestedGroupsAndGzip(t *testing.T) {
 	io.WriteString(zw, "00000009done\n")
 	zw.Close()
 	hdr := http.Header{"Content-Type": {"application/x-git-upload-pack-request"}, "Content-Encoding": {"gzip"}}
-	resp := s.raw(t, "POST", "/"+p.PathWithNamespace+".git/git-upload-pack", "", "", hdr, zbuf.Bytes())
+	resp := s.raw(t, "POST", "/"+p.Path+".git/git-upload-pack", "", "", hdr, zbuf.Bytes())
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/x-git-upload-pack-result" ||
 		!strings.HasPrefix(resp.text, "0008NAK\n") || !strings.Contains(resp.text, "PACK") {
 		t.Fatalf("gzip upload-pack: %d %v %.80q", resp.StatusCode, resp.Header, resp.text)
@@ -360,19 +360,17 @@ func TestGitHTTPNestedGroupsAndGzip(t *testing.T) {
 		t.Fatalf("Cache-Control = %q", cc)
 	}
 	// A body that is not gzip is a 400, not a 500.
-	resp = s.raw(t, "POST", "/"+p.PathWithNamespace+".git/git-upload-pack", "", "", hdr, []byte("plain"))
+	resp = s.raw(t, "POST", "/"+p.Path+".git/git-upload-pack", "", "", hdr, []byte("plain"))
 	if resp.StatusCode != 400 {
 		t.Fatalf("bad gzip: %d %s", resp.StatusCode, resp.text)
 	}
 	// A malformed push command list is a 400.
-	resp = s.raw(t, "POST", "/"+p.PathWithNamespace+".git/git-receive-pack", "root", rootPassword,
+	resp = s.raw(t, "POST", "/"+p.Path+".git/git-receive-pack", "root", apptest.RootPassword,
 		http.Header{"Content-Type": {"application/x-git-receive-pack-request"}}, []byte("0010-x y z\n0000"))
 	if resp.StatusCode != 400 {
 		t.Fatalf("malformed push: %d %s", resp.StatusCode, resp.text)
 	}
 }
-
-const rootPassword = "root-password-for-tests"
 
 type rawResponse struct {
 	*http.Response
@@ -380,7 +378,7 @@ type rawResponse struct {
 }
 
 // raw sends a request to the server root without following redirects.
-func (g *gitServer) raw(t *testing.T, method, path, user, secret string, hdr http.Header, body []byte) rawResponse {
+func (g *repoServer) raw(t *testing.T, method, path, user, secret string, hdr http.Header, body []byte) rawResponse {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -412,18 +410,18 @@ func (g *gitServer) raw(t *testing.T, method, path, user, secret string, hdr htt
 	return rawResponse{resp, string(data)}
 }
 
-// plainBackend hides the backend's optional interfaces (CheckedReceiver).
-type plainBackend struct{ ports.RepoBackend }
+// plainTransport hides the transport's optional interfaces (CheckedReceiver).
+type plainTransport struct{ ports.RepoTransport }
 
 // TestGitHTTPUncheckedBackend: with a backend that cannot check a push
 // between its objects and its refs, protected branches still never take a
 // force-push: updates the repository cannot prove fast-forward are refused.
 func TestGitHTTPUncheckedBackend(t *testing.T) {
 	t.Parallel()
-	s := newGitServer(t, apptest.With(fx.Decorate(func(r ports.RepoBackend) ports.RepoBackend { return plainBackend{r} })))
-	p := s.project("plain", "private", 0)
-	git := newGit(t)
-	w := git.clone(s.remote(p.PathWithNamespace, "root", rootPassword))
+	s := newRepoServer(t, apptest.With(fx.Decorate(func(r ports.RepoTransport) ports.RepoTransport { return plainTransport{r} })))
+	p := s.hosted("plain", "private", 0)
+	git := gitClient{t}
+	w := git.clone(s.remote(p.Path, "root", apptest.RootPassword))
 	base := git.commit(w, "a.txt", "a\n")
 	git.run(w, "push", "-q", "origin", "master")
 	git.commit(w, "b.txt", "b\n")
@@ -456,10 +454,10 @@ func TestGitHTTPUncheckedBackend(t *testing.T) {
 // and write timeouts on the git routes.
 func TestGitHTTPLiftsServerTimeouts(t *testing.T) {
 	t.Parallel()
-	s := newGitServer(t)
-	p := s.project("slow", "public", 0)
-	git := newGit(t)
-	w := git.clone(s.remote(p.PathWithNamespace, "root", rootPassword))
+	s := newRepoServer(t)
+	p := s.hosted("slow", "public", 0)
+	git := gitClient{t}
+	w := git.clone(s.remote(p.Path, "root", apptest.RootPassword))
 	head := git.commit(w, "a.txt", "a\n")
 	git.run(w, "push", "-q", "origin", "master")
 
@@ -471,6 +469,9 @@ func TestGitHTTPLiftsServerTimeouts(t *testing.T) {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 
+	// The client is slow on purpose: its pauses outlast the server's 200 ms
+	// timeouts, which is what the test is about (they prove nothing about
+	// events, and the server's clock cannot stand in for a network peer).
 	pr, pw := io.Pipe()
 	go func() {
 		fmt.Fprintf(pw, "%04xwant %s\n", 4+5+40+1, head)
@@ -480,7 +481,7 @@ func TestGitHTTPLiftsServerTimeouts(t *testing.T) {
 		io.WriteString(pw, "0009done\n")
 		pw.Close()
 	}()
-	resp, err := http.Post("http://"+ln.Addr().String()+"/"+p.PathWithNamespace+".git/git-upload-pack", "application/x-git-upload-pack-request", pr)
+	resp, err := http.Post("http://"+ln.Addr().String()+"/"+p.Path+".git/git-upload-pack", "application/x-git-upload-pack-request", pr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,10 +498,10 @@ func TestGitHTTPLiftsServerTimeouts(t *testing.T) {
 // nothing.
 func TestGitHTTPFirstPushAdoptsDefaultBranch(t *testing.T) {
 	t.Parallel()
-	s := newGitServer(t)
-	p := s.project("first-push", "private", 0)
-	git := newGit(t)
-	remote := s.remote(p.PathWithNamespace, "root", apptest.RootPassword)
+	s := newRepoServer(t)
+	p := s.hosted("first-push", "private", 0)
+	git := gitClient{t}
+	remote := s.remote(p.Path, "root", apptest.RootPassword)
 	work := git.clone(remote)
 	git.run(work, "checkout", "-q", "-b", "main")
 	git.commit(work, "README.md", "hello\n")
@@ -511,7 +512,7 @@ func TestGitHTTPFirstPushAdoptsDefaultBranch(t *testing.T) {
 	var got struct {
 		DefaultBranch string `json:"default_branch"`
 	}
-	s.JSON(t, "GET", fmt.Sprintf("/projects/%d", p.ID), s.RootToken, nil, 200, &got)
+	s.Expect(200, "GET", fmt.Sprintf("/projects/%d", p.ID), s.RootToken, nil).Decode(t, &got)
 	if got.DefaultBranch != "main" {
 		t.Fatalf("default_branch = %q, want main", got.DefaultBranch)
 	}

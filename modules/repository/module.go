@@ -1,8 +1,15 @@
 // Package repository is the repository module: GitLab 9.x's branches, tags
 // and releases, commits (list, get, multi-file commits, cherry-pick, diff,
 // comments), tree, files, blobs, compare and archive under /api/v4, and git
-// smart HTTP at /<namespace>/<project>.git. Git lives behind
-// ports.RepoBackend; who may read and write is asked of core/access.
+// smart HTTP at /<namespace>/<project>.git.
+//
+// routes.go lists every endpoint; the handlers*.go files decode requests,
+// call one use case and render. The use cases (branches.go, tags.go,
+// commits.go, comments.go, files.go, compare.go, archive.go, and git.go
+// and push.go for git over HTTP) take ctx, the caller, the project
+// reference and typed input, ask core/access who may do what, and reach
+// git through the narrow ports ports.RepoReader, ports.RepoWriter and
+// ports.RepoTransport.
 package repository
 
 import (
@@ -21,19 +28,3 @@ var Module = fx.Module("repository",
 	),
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("repository") }),
 )
-
-// apiRoutes gathers the /api/v4 endpoints; each file contributes its own.
-func apiRoutes(s *Service) httpx.Routes {
-	h := handlers{s}
-	var all []httpx.Route
-	all = append(all, h.branchRoutes()...)
-	all = append(all, h.tagRoutes()...)
-	all = append(all, h.commitRoutes()...)
-	all = append(all, h.fileRoutes()...)
-	return httpx.Routes{Module: "repository", Routes: all}
-}
-
-// gitRoutes are the smart HTTP endpoints, at the server root.
-func gitRoutes(s *Service) httpx.Routes {
-	return httpx.Routes{Module: "repository-git", Root: true, Routes: handlers{s}.gitHTTPRoutes()}
-}

@@ -2,27 +2,23 @@ package repository_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/url"
-	"os/exec"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/fx"
 
 	"github.com/hearth-forge/hearth/app/apptest"
+	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// repoServer is a running Hearth (real stores, a real git backend) for the
-// repository module's tests, recording the push events of its bus.
+// repoServer is a running Hearth (real stores, a real git backend) driven
+// through the shared API client, recording the push events of its bus.
 type repoServer struct {
 	*apptest.Server
-	t         *testing.T
+	*apptest.Client
 	protected ports.ProtectedBranchStore
 	mu        sync.Mutex
 	pushes    []domain.PushEvent
@@ -30,7 +26,7 @@ type repoServer struct {
 
 func newRepoServer(t *testing.T, opts ...apptest.Option) *repoServer {
 	t.Helper()
-	s := &repoServer{t: t}
+	s := &repoServer{}
 	opts = append(opts, apptest.With(fx.Populate(&s.protected), fx.Invoke(func(bus ports.EventBus) {
 		bus.Subscribe(domain.PushEvent{}.EventName(), func(_ context.Context, ev domain.BusEvent) error {
 			s.mu.Lock()
@@ -40,109 +36,77 @@ func newRepoServer(t *testing.T, opts ...apptest.Option) *repoServer {
 		})
 	})))
 	s.Server = apptest.New(t, opts...)
+	s.Client = s.Server.Client(t)
 	return s
 }
 
-// pushesOf returns the push events of a project's ref, oldest first,
-// waiting a little for at least n of them.
-func (s *repoServer) pushesOf(projectID int64, ref string, n int) []domain.PushEvent {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		s.mu.Lock()
-		var out []domain.PushEvent
-		for _, ev := range s.pushes {
-			if ev.ProjectID == projectID && ev.Ref == ref {
-				out = append(out, ev)
-			}
-		}
-		s.mu.Unlock()
-		if len(out) >= n || time.Now().After(deadline) {
-			return out
-		}
-		time.Sleep(10 * time.Millisecond)
+// backend picks the git backend ("gitcli" or "gogit").
+func backend(name string) apptest.Option {
+	return apptest.Configure(func(c *config.Config) { c.Git.Backend = name })
+}
+
+// variant is a storage and git backend pairing, as the app's API suite
+// runs them: SQLite with gitcli, Postgres with gogit.
+type variant struct {
+	name string
+	opts []apptest.Option
+}
+
+func variants() []variant {
+	return []variant{
+		{"sqlite-gitcli", []apptest.Option{backend("gitcli")}},
+		{"postgres-gogit", []apptest.Option{apptest.Postgres(), backend("gogit")}},
 	}
 }
 
-func password(name string) string { return "secret-" + name + "-pw" }
-
-// user creates a user with password(name) and returns its ID and an api
-// personal token.
-func (s *repoServer) user(name string) (int64, string) {
-	s.t.Helper()
-	var u struct{ ID int64 }
-	s.JSON(s.t, "POST", "/users", s.RootToken, url.Values{"username": {name}, "email": {name + "@example.com"},
-		"name": {"User " + name}, "password": {password(name)}, "skip_confirmation": {"true"}}, 201, &u)
-	_, secret, err := s.Users.CreatePersonalToken(context.Background(), nil, u.ID, "tests", []string{"api"}, nil)
-	if err != nil {
-		s.t.Fatalf("token of %s: %v", name, err)
+// pushesOf returns the push events of a project's ref, oldest first. The
+// bus is synchronous and every push, through the API or git, publishes
+// before its answer ends, so there is nothing to wait for.
+func (s *repoServer) pushesOf(projectID int64, ref string) []domain.PushEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []domain.PushEvent
+	for _, ev := range s.pushes {
+		if ev.ProjectID == projectID && ev.Ref == ref {
+			out = append(out, ev)
+		}
 	}
-	return u.ID, secret
+	return out
 }
+
+// password is the password apptest.Client.User gives a user.
+func password(name string) string { return "secret-" + name }
 
 // projectID creates an empty project as root.
 func (s *repoServer) projectID(name, visibility string) int64 {
-	s.t.Helper()
-	var p struct{ ID int64 }
-	s.JSON(s.t, "POST", "/projects", s.RootToken, url.Values{"name": {name}, "visibility": {visibility}}, 201, &p)
-	return p.ID
+	s.T.Helper()
+	return apptest.ID(s.Project(s.RootToken, "name", name, "visibility", visibility))
 }
 
 // member adds a user to a project with level.
 func (s *repoServer) member(projectID, userID int64, level domain.AccessLevel) {
-	s.t.Helper()
-	s.JSON(s.t, "POST", fmt.Sprintf("/projects/%d/members", projectID), s.RootToken,
-		url.Values{"user_id": {fmt.Sprint(userID)}, "access_level": {fmt.Sprint(int(level))}}, 201, nil)
+	s.T.Helper()
+	s.AddMember("projects", projectID, userID, int(level))
 }
 
-// protect protects a branch of a project.
+// protect protects a branch of a project; name may hold wildcards, which
+// the API's protect endpoint does not take.
 func (s *repoServer) protect(projectID int64, name string, developersCanPush bool) {
-	s.t.Helper()
+	s.T.Helper()
 	rule := domain.ProtectedBranch{ProjectID: projectID, Name: name, DevelopersCanPush: developersCanPush}
 	if _, err := s.protected.Protect(context.Background(), rule); err != nil {
-		s.t.Fatalf("protect %s: %v", name, err)
+		s.T.Fatalf("protect %s: %v", name, err)
 	}
-}
-
-// expect sends a request and checks the status and, when want is not
-// empty, that the body equals want (as JSON, or as text).
-func (s *repoServer) expect(status int, want, method, path, token string, body any) []byte {
-	s.t.Helper()
-	resp, data := s.Do(s.t, method, path, token, body)
-	if resp.StatusCode != status {
-		s.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, resp.StatusCode, status, data)
-	}
-	if want != "" && !jsonEqual(data, []byte(want)) {
-		s.t.Fatalf("%s %s: body %s, want %s", method, path, data, want)
-	}
-	return data
 }
 
 // git runs the git CLI on a project's repository.
 func (s *repoServer) git(projectID int64, args ...string) string {
-	s.t.Helper()
-	cmd := exec.Command("git", append([]string{"--git-dir=" + s.RepoDir(projectID)}, args...)...)
-	cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent", "LC_ALL=C"}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	s.T.Helper()
+	return apptest.Git(s.T, "", append([]string{"--git-dir=" + s.RepoDir(projectID)}, args...)...)
 }
 
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return string(a) == string(b)
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
-}
-
-// decode is json.Unmarshal failing the test.
-func decode(t *testing.T, data []byte, out any) {
-	t.Helper()
-	if err := json.Unmarshal(data, out); err != nil {
-		t.Fatalf("decode %s: %v", data, err)
-	}
+// archive archives a project as root.
+func (s *repoServer) archive(projectID int64) {
+	s.T.Helper()
+	s.Expect(201, "POST", fmt.Sprintf("/projects/%d/archive", projectID), s.RootToken, nil)
 }

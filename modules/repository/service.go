@@ -1,7 +1,9 @@
 package repository
 
 import (
-	"net/http"
+	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"go.uber.org/fx"
@@ -9,32 +11,34 @@ import (
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
-	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
-	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// Params are the service's dependencies, provided by the app.
+// Params are the service's dependencies, provided by the app: the git
+// backend as the three narrow ports the use cases read, write and serve
+// through (the transport is also asked for ports.CheckedReceiver, which the
+// gitcli backend implements).
 type Params struct {
 	fx.In
 	Projects  ports.ProjectStore
 	Users     ports.UserStore
-	Repos     ports.RepoBackend
+	Reader    ports.RepoReader
+	Writer    ports.RepoWriter
+	Transport ports.RepoTransport
 	Protected ports.ProtectedBranchStore
 	Releases  ports.ReleaseStore
 	Comments  ports.CommitCommentStore
 	Auth      ports.Authenticator
-	Tx        ports.TxManager
 	Bus       ports.EventBus
 	Clock     ports.Clock
 	Policy    *access.Policy
-	Presenter *apijson.ProjectPresenter
-	Options   httpx.Options
 	Log       *zap.Logger `optional:"true"`
 }
 
-// Service holds the repository use cases shared by the handlers.
+// Service holds the repository use cases. Each takes ctx, the caller, the
+// project reference and typed input, and returns domain values or core
+// errors; none sees HTTP.
 type Service struct {
 	p      Params
 	log    *zap.Logger
@@ -55,69 +59,103 @@ func (s *Service) now() time.Time { return s.p.Clock.Now().UTC() }
 // repoOf is the backend's name of a project's repository.
 func repoOf(p *domain.Project) string { return domain.RepoPath(p.ID) }
 
-// handlers decode, call the backend and stores, and render.
-type handlers struct{ s *Service }
+// defaultRef is the ref reads use when the client names none.
+func defaultRef(p *domain.Project) string {
+	if p.DefaultBranch != "" {
+		return p.DefaultBranch
+	}
+	return "master"
+}
 
-// project resolves {id} to a project the caller may read; missing and
-// unreadable projects are the same 404.
-func (h handlers) project(r *http.Request) (*domain.Project, access.Rights, error) {
-	ref, err := httpx.RefParam(r, "id")
+// need is what a use case asks of its caller before it looks at its
+// input, in this order: a signed-in caller (401 before the project is
+// looked up), a project the caller may read that offers feature (else
+// 404 Project Not Found, like a project that does not exist), then
+// ability (401 for anonymous callers, else 403).
+type need struct {
+	signedIn bool
+	feature  access.Ability
+	ability  access.Ability
+}
+
+var (
+	// toRead is every read of repository content (download_code:
+	// guests of private projects get the 404 strangers get).
+	toRead = need{feature: access.DownloadCode}
+	// toComment is a signed-in caller who may read the code.
+	toComment = need{signedIn: true, feature: access.DownloadCode}
+	// toPush is a developer's write (push_code: never on archived projects).
+	toPush = need{signedIn: true, ability: access.PushCode}
+	// toAdmin is a master's change of protection rules.
+	toAdmin = need{signedIn: true, ability: access.AdminProject}
+)
+
+// target resolves the project ref names for caller and checks n.
+func (s *Service) target(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, n need) (access.Target, error) {
+	var features []access.Ability
+	if n.feature != "" {
+		features = append(features, n.feature)
+	}
+	resolve := s.p.Policy.Resolve
+	if n.signedIn {
+		resolve = s.p.Policy.ResolveSignedIn
+	}
+	t, err := resolve(ctx, caller, ref, features...)
 	if err != nil {
-		return nil, access.Rights{}, err
+		return access.Target{}, err
 	}
-	return h.s.p.Policy.ProjectByRef(r.Context(), httpx.CallerOf(r), ref)
+	if n.ability != "" {
+		if err := t.Require(n.ability); err != nil {
+			return access.Target{}, err
+		}
+	}
+	return t, nil
 }
 
-// readable is the preamble of every read of repository content: a
-// readable project whose code the caller may download (GitLab's
-// download_code: reporters and up, and every reader of an internal or
-// public project). Guests of private projects get 404 like strangers.
-func (h handlers) readable(r *http.Request) (*domain.Project, access.Rights, error) {
-	p, rights, err := h.project(r)
-	if err != nil {
-		return nil, rights, err
+// refusal is what a use case needing n answers caller before it reads its
+// input, or nil. Handlers ask it when a request does not decode, so that a
+// caller who may not use an endpoint gets its 401, 404 or 403 rather than
+// a 400 about its parameters. A zero ref (the {id} did not decode) names
+// no project to refuse.
+func (s *Service) refusal(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, n need) error {
+	if n.signedIn && caller.UserID() == 0 {
+		return core.Unauthenticated()
 	}
-	if !canDownloadCode(p, rights) {
-		return nil, rights, core.NotFound("Project")
+	if ref == (domain.IDOrPath{}) {
+		return nil
 	}
-	return p, rights, nil
+	_, err := s.target(ctx, caller, ref, n)
+	return err
 }
 
-// writable is the preamble of every write: a user (401), a readable
-// project (404), then at least level (403).
-func (h handlers) writable(r *http.Request, level domain.AccessLevel) (*domain.Caller, *domain.Project, access.Rights, error) {
-	caller, err := httpx.RequireUser(r)
-	if err != nil {
-		return nil, nil, access.Rights{}, err
+// backendErr maps a git backend failure: a missing thing is GitLab's 404
+// of what, hostile or malformed input stays a 400, anything else is
+// wrapped (a 500).
+func backendErr(err error, what, doing string) error {
+	switch {
+	case errors.Is(err, core.ErrNotFound):
+		return core.NotFound(what)
+	case errors.Is(err, core.ErrInvalid):
+		return err
 	}
-	p, rights, err := h.project(r)
-	if err != nil {
-		return nil, nil, rights, err
-	}
-	if !rights.AtLeast(level) {
-		return nil, nil, rights, core.Forbidden("")
-	}
-	return caller, p, rights, nil
+	return fmt.Errorf("%s: %w", doing, err)
 }
 
-func canDownloadCode(p *domain.Project, r access.Rights) bool {
-	return r.Read && (r.AtLeast(domain.Reporter) || p.Visibility != domain.Private)
+// mayPush tells whether t's caller may update branch under rules (not
+// force it, not delete it: protected branches never allow those through
+// pushes): any developer when no rule protects it, else masters, or
+// developers when the rule lets them push.
+func mayPush(t access.Target, rules []domain.ProtectedBranch, branch string) bool {
+	rule, protected := domain.Protection(rules, branch)
+	if !protected {
+		return t.Can(access.PushCode)
+	}
+	return t.Can(access.PushToProtectedBranches) || (rule.DevelopersCanPush && t.Can(access.PushCode))
 }
 
-// protection is the rule that applies to a branch, if any.
-func protection(rules []domain.ProtectedBranch, branch string) (domain.ProtectedBranch, bool) {
-	return domain.Protection(rules, branch)
-}
-
-// canPush tells whether a caller with rights may update branch (not force,
-// not delete: protected branches never allow those through pushes).
-func canPush(rights access.Rights, rules []domain.ProtectedBranch, branch string) (allowed, protected bool) {
-	rule, ok := protection(rules, branch)
-	if !ok {
-		return rights.AtLeast(domain.Developer), false
-	}
-	if rights.AtLeast(domain.Master) {
-		return true, true
-	}
-	return rule.DevelopersCanPush && rights.AtLeast(domain.Developer), true
+// pageOf slices one page out of a full list.
+func pageOf[T any](all []T, pg domain.Page) []T {
+	from := min(pg.Offset(), len(all))
+	to := min(from+pg.PerPage, len(all))
+	return append(make([]T, 0, to-from), all[from:to]...)
 }

@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
+	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -20,7 +20,7 @@ func tagsPath(id int64, rest string) string {
 	return fmt.Sprintf("/projects/%d/repository/tags%s", id, rest)
 }
 
-func tagNames(ts []d1Tag) []string {
+func tagNames(ts []tagReply) []string {
 	out := make([]string, len(ts))
 	for i, tg := range ts {
 		out[i] = tg.Name
@@ -28,28 +28,18 @@ func tagNames(ts []d1Tag) []string {
 	return out
 }
 
-// tag makes a tag through the backend (annotated when message is set).
-func (s *d1Server) tag(projectID int64, name, target, message string) domain.Tag {
-	s.t.Helper()
-	tg, err := s.Repos.CreateTag(context.Background(), domain.RepoPath(projectID), name, target, message,
-		domain.Signature{Name: "Tagger", Email: "tagger@example.com", When: time.Now().UTC().Truncate(time.Second)})
-	if err != nil {
-		s.t.Fatalf("tag %s: %v", name, err)
-	}
-	return tg
-}
-
 func TestTagList(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "tlist")
-	s.tag(tm.id, "alpha", tm.c2.ID, "")
-	s.tag(tm.id, "v1.0", tm.c1.ID, "")
-	s.tag(tm.id, "v2.0", "feature/x", "Second release\n\nwith notes")
-	s.JSON(t, "POST", tagsPath(tm.id, "/v1.0/release"), tm.dev, url.Values{"description": {"## One"}}, 201, nil)
+	s := newRepoServer(t)
+	tm := newTeam(s, "tlist")
+	s.seedTag(tm.id, "alpha", tm.c2.ID, "")
+	s.seedTag(tm.id, "v1.0", tm.c1.ID, "")
+	s.seedTag(tm.id, "v2.0", "feature/x", "Second release\n\nwith notes")
+	s.Expect(201, "POST", tagsPath(tm.id, "/v1.0/release"), tm.dev, url.Values{"description": {"## One"}})
 
-	var all []d1Tag
-	resp := s.JSON(t, "GET", tagsPath(tm.id, ""), tm.reporter, nil, 200, &all)
+	var all []tagReply
+	resp := s.Expect(200, "GET", tagsPath(tm.id, ""), tm.reporter, nil)
+	resp.Decode(t, &all)
 	if got := tagNames(all); !slices.Equal(got, []string{"v2.0", "v1.0", "alpha"}) {
 		t.Fatalf("tags %v, want reverse name order", got)
 	}
@@ -68,72 +58,68 @@ func TestTagList(t *testing.T) {
 		t.Fatalf("alpha: %+v", alpha)
 	}
 
-	var page []d1Tag
-	resp = s.JSON(t, "GET", tagsPath(tm.id, "?per_page=1&page=2"), tm.dev, nil, 200, &page)
+	var page []tagReply
+	resp = s.Expect(200, "GET", tagsPath(tm.id, "?per_page=1&page=2"), tm.dev, nil)
+	resp.Decode(t, &page)
 	if len(page) != 1 || page[0].Name != "v1.0" || page[0].Release == nil || resp.Header.Get("X-Total-Pages") != "3" {
 		t.Fatalf("page 2: %+v %v", page, resp.Header)
 	}
 
 	notFound := `{"message":"404 Project Not Found"}`
-	s.expect(404, notFound, "GET", tagsPath(tm.id, ""), "", nil)
-	s.expect(404, notFound, "GET", tagsPath(tm.id, ""), tm.stranger, nil)
-	s.expect(404, notFound, "GET", tagsPath(tm.id, ""), tm.guest, nil)
+	s.ExpectBody(404, notFound, "GET", tagsPath(tm.id, ""), "", nil)
+	s.ExpectBody(404, notFound, "GET", tagsPath(tm.id, ""), tm.stranger, nil)
+	s.ExpectBody(404, notFound, "GET", tagsPath(tm.id, ""), tm.guest, nil)
 
 	pub := s.seed("tlist-public", "public")
-	s.tag(pub.id, "v1", pub.c1.ID, "")
-	s.JSON(t, "GET", tagsPath(pub.id, ""), "", nil, 200, &page)
+	s.seedTag(pub.id, "v1", pub.c1.ID, "")
+	s.Expect(200, "GET", tagsPath(pub.id, ""), "", nil).Decode(t, &page)
 	if len(page) != 1 || page[0].Name != "v1" {
 		t.Fatalf("anonymous list of a public repository: %+v", page)
 	}
-	s.expect(200, `[]`, "GET", tagsPath(s.projectID("tlist-empty", "private"), ""), s.RootToken, nil)
+	s.ExpectBody(200, `[]`, "GET", tagsPath(s.projectID("tlist-empty", "private"), ""), s.RootToken, nil)
 }
 
 func TestTagGet(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "tget")
-	s.tag(tm.id, "rel/1", tm.c1.ID, "")
-	s.tag(tm.id, "v1.0", tm.c2.ID, "Annotated")
+	s := newRepoServer(t)
+	tm := newTeam(s, "tget")
+	s.seedTag(tm.id, "rel/1", tm.c1.ID, "")
+	s.seedTag(tm.id, "v1.0", tm.c2.ID, "Annotated")
 
 	// Lightweight: message and release present and null.
-	data := s.expect(200, "", "GET", tagsPath(tm.id, "/rel%2F1"), tm.reporter, nil)
-	if !strings.Contains(string(data), `"message":null`) || !strings.Contains(string(data), `"release":null`) {
+	got := s.Expect(200, "GET", tagsPath(tm.id, "/rel%2F1"), tm.reporter, nil)
+	if data := string(got.Body); !strings.Contains(data, `"message":null`) || !strings.Contains(data, `"release":null`) {
 		t.Fatalf("lightweight tag body %s", data)
 	}
-	var tg d1Tag
-	decode(t, data, &tg)
+	var tg tagReply
+	got.Decode(t, &tg)
 	if tg.Name != "rel/1" || tg.Commit.ID != tm.c1.ID {
 		t.Fatalf("rel/1: %+v", tg)
 	}
-	s.JSON(t, "GET", tagsPath(tm.id, "/v1%2E0"), tm.dev, nil, 200, &tg)
+	s.Expect(200, "GET", tagsPath(tm.id, "/v1%2E0"), tm.dev, nil).Decode(t, &tg)
 	if tg.Name != "v1.0" || tg.Message == nil || *tg.Message != "Annotated" || tg.Commit.ID != tm.c2.ID {
 		t.Fatalf("v1.0: %+v", tg)
 	}
 
 	for _, name := range []string{"unknown", "..%2F..%2Fconfig", "-x", "refs%2Ftags%2Fv1.0", "a%00b"} {
-		s.expect(404, `{"message":"404 Tag Not Found"}`, "GET", tagsPath(tm.id, "/"+name), tm.dev, nil)
+		s.ExpectBody(404, `{"message":"404 Tag Not Found"}`, "GET", tagsPath(tm.id, "/"+name), tm.dev, nil)
 	}
-	s.expect(404, `{"message":"404 Project Not Found"}`, "GET", tagsPath(tm.id, "/v1.0"), "", nil)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "GET", tagsPath(tm.id, "/v1.0"), tm.guest, nil)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "GET", tagsPath(tm.id, "/v1.0"), "", nil)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "GET", tagsPath(tm.id, "/v1.0"), tm.guest, nil)
 }
 
 func TestTagCreate(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "tcreate")
+	s := newRepoServer(t)
+	tm := newTeam(s, "tcreate")
 	path := tagsPath(tm.id, "")
-	form := func(kv ...string) url.Values {
-		v := url.Values{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			v.Set(kv[i], kv[i+1])
-		}
-		return v
-	}
+	form := apptest.Form
 
 	// Lightweight.
-	data := s.expect(201, "", "POST", path, tm.dev, form("tag_name", "light", "ref", "master"))
-	var tg d1Tag
-	decode(t, data, &tg)
+	created := s.Expect(201, "POST", path, tm.dev, form("tag_name", "light", "ref", "master"))
+	data := created.Body
+	var tg tagReply
+	created.Decode(t, &tg)
 	if tg.Name != "light" || tg.Message != nil || tg.Release != nil || tg.Commit.ID != tm.c2.ID ||
 		!strings.Contains(string(data), `"message":null`) {
 		t.Fatalf("lightweight tag %s", data)
@@ -143,74 +129,74 @@ func TestTagCreate(t *testing.T) {
 	}
 
 	// Annotated, by the caller, with the message trimmed as GitLab does.
-	s.JSON(t, "POST", path, tm.dev, map[string]string{"tag_name": "ann/1", "ref": tm.c1.ID, "message": "  Release one \n"}, 201, &tg)
+	s.Expect(201, "POST", path, tm.dev, map[string]string{"tag_name": "ann/1", "ref": tm.c1.ID, "message": "  Release one \n"}).Decode(t, &tg)
 	if tg.Message == nil || *tg.Message != "Release one" || tg.Commit.ID != tm.c1.ID {
 		t.Fatalf("annotated tag %+v", tg)
 	}
 	obj := s.git(tm.id, "cat-file", "-p", "refs/tags/ann/1")
-	if !strings.Contains(obj, "tagger User tcreate-u2 <tcreate-u2@example.com>") || !strings.Contains(obj, "object "+tm.c1.ID) {
+	if !strings.Contains(obj, "tagger TCREATE-U2 <tcreate-u2@example.com>") || !strings.Contains(obj, "object "+tm.c1.ID) {
 		t.Fatalf("tag object:\n%s", obj)
 	}
 
 	// With release notes, from a tag name.
-	s.JSON(t, "POST", path, tm.dev, form("tag_name", "v1", "ref", "ann/1", "release_description", "Notes *md*"), 201, &tg)
+	s.Expect(201, "POST", path, tm.dev, form("tag_name", "v1", "ref", "ann/1", "release_description", "Notes *md*")).Decode(t, &tg)
 	if tg.Commit.ID != tm.c1.ID || tg.Release == nil || tg.Release.TagName != "v1" || tg.Release.Description != "Notes *md*" {
 		t.Fatalf("tag with release %+v", tg)
 	}
-	s.JSON(t, "GET", tagsPath(tm.id, "/v1"), tm.reporter, nil, 200, &tg)
+	s.Expect(200, "GET", tagsPath(tm.id, "/v1"), tm.reporter, nil).Decode(t, &tg)
 	if tg.Release == nil || tg.Release.Description != "Notes *md*" {
 		t.Fatalf("stored release %+v", tg)
 	}
 
 	// Each creation is announced; an annotated tag's push carries the tag object.
-	ev := s.pushesOf(tm.id, "refs/tags/light", 1)
+	ev := s.pushesOf(tm.id, "refs/tags/light")
 	if len(ev) != 1 || ev[0].Before != domain.ZeroID || ev[0].After != tm.c2.ID || len(ev[0].Commits) != 0 ||
 		ev[0].TotalCommits != 0 || ev[0].Actor != tm.devID {
 		t.Fatalf("events of light: %+v", ev)
 	}
 	tagObject := s.git(tm.id, "rev-parse", "refs/tags/ann/1")
-	if ev = s.pushesOf(tm.id, "refs/tags/ann/1", 1); len(ev) != 1 || ev[0].After != tagObject || tagObject == tm.c1.ID {
+	if ev = s.pushesOf(tm.id, "refs/tags/ann/1"); len(ev) != 1 || ev[0].After != tagObject || tagObject == tm.c1.ID {
 		t.Fatalf("events of ann/1: %+v (tag object %s)", ev, tagObject)
 	}
 
 	// Failures are 405s with GitLab's explanations.
-	s.expect(405, `{"message":"Tag light already exists"}`, "POST", path, tm.dev, form("tag_name", "light", "ref", tm.c1.ID))
+	s.ExpectBody(405, `{"message":"Tag light already exists"}`, "POST", path, tm.dev, form("tag_name", "light", "ref", tm.c1.ID))
 	for _, name := range []string{"bad name", "-x", "refs/tags/x", "a..b", "x.lock", "HEAD", "a\x00b", "x^"} {
-		s.expect(405, `{"message":"Tag name invalid"}`, "POST", path, tm.dev, form("tag_name", name, "ref", "master"))
+		s.ExpectBody(405, `{"message":"Tag name invalid"}`, "POST", path, tm.dev, form("tag_name", name, "ref", "master"))
 	}
 	for _, ref := range []string{"nope", "-x", "../../etc/passwd", "--upload-pack=x", "1111111111111111111111111111111111111111"} {
-		s.expect(405, fmt.Sprintf(`{"message":"Target %s is invalid"}`, ref), "POST", path, tm.dev, form("tag_name", "t-new", "ref", ref))
+		s.ExpectBody(405, fmt.Sprintf(`{"message":"Target %s is invalid"}`, ref), "POST", path, tm.dev, form("tag_name", "t-new", "ref", ref))
 	}
 	if _, err := s.Repos.Tag(context.Background(), domain.RepoPath(tm.id), "t-new"); err == nil {
 		t.Fatal("a failed creation left a tag")
 	}
-	s.expect(400, `{"error":"tag_name is missing, ref is missing"}`, "POST", path, tm.dev, url.Values{})
+	s.ExpectBody(400, `{"error":"tag_name is missing, ref is missing"}`, "POST", path, tm.dev, url.Values{})
 
 	// Permission order: 401, 404, 403.
-	s.expect(401, `{"message":"401 Unauthorized"}`, "POST", path, "", form("tag_name", "p", "ref", "master"))
-	s.expect(404, `{"message":"404 Project Not Found"}`, "POST", path, tm.stranger, form("tag_name", "p", "ref", "master"))
-	s.expect(403, `{"message":"403 Forbidden"}`, "POST", path, tm.guest, form("tag_name", "p", "ref", "master"))
-	s.expect(403, `{"message":"403 Forbidden"}`, "POST", path, tm.reporter, form("tag_name", "p", "ref", "master"))
+	s.ExpectBody(401, `{"message":"401 Unauthorized"}`, "POST", path, "", form("tag_name", "p", "ref", "master"))
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", path, tm.stranger, form("tag_name", "p", "ref", "master"))
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", path, tm.guest, form("tag_name", "p", "ref", "master"))
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", path, tm.reporter, form("tag_name", "p", "ref", "master"))
 }
 
 func TestTagDelete(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "tdelete")
-	s.JSON(t, "POST", tagsPath(tm.id, ""), tm.dev, url.Values{"tag_name": {"v1"}, "ref": {"master"},
-		"message": {"one"}, "release_description": {"notes"}}, 201, nil)
+	s := newRepoServer(t)
+	tm := newTeam(s, "tdelete")
+	s.Expect(201, "POST", tagsPath(tm.id, ""), tm.dev, url.Values{"tag_name": {"v1"}, "ref": {"master"},
+		"message": {"one"}, "release_description": {"notes"}})
 	tagObject := s.git(tm.id, "rev-parse", "refs/tags/v1")
 
-	s.expect(401, "", "DELETE", tagsPath(tm.id, "/v1"), "", nil)
-	s.expect(404, `{"message":"404 Project Not Found"}`, "DELETE", tagsPath(tm.id, "/v1"), tm.stranger, nil)
-	s.expect(403, `{"message":"403 Forbidden"}`, "DELETE", tagsPath(tm.id, "/v1"), tm.guest, nil)
-	s.expect(403, `{"message":"403 Forbidden"}`, "DELETE", tagsPath(tm.id, "/v1"), tm.reporter, nil)
+	s.Expect(401, "DELETE", tagsPath(tm.id, "/v1"), "", nil)
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "DELETE", tagsPath(tm.id, "/v1"), tm.stranger, nil)
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "DELETE", tagsPath(tm.id, "/v1"), tm.guest, nil)
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "DELETE", tagsPath(tm.id, "/v1"), tm.reporter, nil)
 
-	s.expect(204, "", "DELETE", tagsPath(tm.id, "/v1"), tm.dev, nil)
-	s.expect(404, `{"message":"404 Tag Not Found"}`, "GET", tagsPath(tm.id, "/v1"), tm.dev, nil)
-	s.expect(404, `{"message":"404 Tag Not Found"}`, "DELETE", tagsPath(tm.id, "/v1"), tm.dev, nil)
-	s.expect(404, `{"message":"404 Tag Not Found"}`, "DELETE", tagsPath(tm.id, "/..%2F..%2FHEAD"), tm.dev, nil)
-	ev := s.pushesOf(tm.id, "refs/tags/v1", 2)
+	s.Expect(204, "DELETE", tagsPath(tm.id, "/v1"), tm.dev, nil)
+	s.ExpectBody(404, `{"message":"404 Tag Not Found"}`, "GET", tagsPath(tm.id, "/v1"), tm.dev, nil)
+	s.ExpectBody(404, `{"message":"404 Tag Not Found"}`, "DELETE", tagsPath(tm.id, "/v1"), tm.dev, nil)
+	s.ExpectBody(404, `{"message":"404 Tag Not Found"}`, "DELETE", tagsPath(tm.id, "/..%2F..%2FHEAD"), tm.dev, nil)
+	ev := s.pushesOf(tm.id, "refs/tags/v1")
 	if len(ev) != 2 || ev[1].Before != tagObject || ev[1].After != domain.ZeroID || len(ev[1].Commits) != 0 || ev[1].Actor != tm.devID {
 		t.Fatalf("events of v1: %+v", ev)
 	}
@@ -226,7 +212,7 @@ func TestTagDelete(t *testing.T) {
 			TotalCommitsCount  int `json:"total_commits_count"`
 		} `json:"data"`
 	}
-	s.JSON(t, "GET", fmt.Sprintf("/projects/%d/events?action=pushed", tm.id), tm.dev, nil, 200, &feed)
+	s.Expect(200, "GET", fmt.Sprintf("/projects/%d/events?action=pushed", tm.id), tm.dev, nil).Decode(t, &feed)
 	var seen []string
 	for _, e := range feed {
 		if e.Data.Ref == "refs/tags/v1" && e.AuthorID == tm.devID && len(e.Data.Commits) == 0 && e.Data.TotalCommitsCount == 0 {
@@ -238,8 +224,8 @@ func TestTagDelete(t *testing.T) {
 	}
 
 	// The release went with the tag.
-	var tg d1Tag
-	s.JSON(t, "POST", tagsPath(tm.id, ""), tm.dev, url.Values{"tag_name": {"v1"}, "ref": {"master"}}, 201, &tg)
+	var tg tagReply
+	s.Expect(201, "POST", tagsPath(tm.id, ""), tm.dev, url.Values{"tag_name": {"v1"}, "ref": {"master"}}).Decode(t, &tg)
 	if tg.Release != nil {
 		t.Fatalf("the deleted tag's release came back: %+v", tg.Release)
 	}
@@ -247,44 +233,44 @@ func TestTagDelete(t *testing.T) {
 
 func TestTagReleases(t *testing.T) {
 	t.Parallel()
-	s := newD1(t)
-	tm := newD1Team(s, "trelease")
-	s.tag(tm.id, "rel/1", tm.c1.ID, "")
+	s := newRepoServer(t)
+	tm := newTeam(s, "trelease")
+	s.seedTag(tm.id, "rel/1", tm.c1.ID, "")
 	release := tagsPath(tm.id, "/rel%2F1/release")
 
-	s.expect(401, "", "POST", release, "", url.Values{"description": {"x"}})
-	s.expect(404, `{"message":"404 Project Not Found"}`, "POST", release, tm.stranger, url.Values{"description": {"x"}})
-	s.expect(403, `{"message":"403 Forbidden"}`, "POST", release, tm.reporter, url.Values{"description": {"x"}})
-	s.expect(403, `{"message":"403 Forbidden"}`, "PUT", release, tm.guest, url.Values{"description": {"x"}})
+	s.Expect(401, "POST", release, "", url.Values{"description": {"x"}})
+	s.ExpectBody(404, `{"message":"404 Project Not Found"}`, "POST", release, tm.stranger, url.Values{"description": {"x"}})
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", release, tm.reporter, url.Values{"description": {"x"}})
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "PUT", release, tm.guest, url.Values{"description": {"x"}})
 
-	s.expect(404, `{"message":"404 Release Not Found"}`, "PUT", release, tm.dev, url.Values{"description": {"x"}})
-	s.expect(201, `{"tag_name":"rel/1","description":"First"}`, "POST", release, tm.dev, url.Values{"description": {"First"}})
-	s.expect(409, `{"message":"Release already exists"}`, "POST", release, tm.dev, url.Values{"description": {"Again"}})
-	s.expect(200, `{"tag_name":"rel/1","description":"Second"}`, "PUT", release, tm.dev, map[string]string{"description": "Second"})
-	var tg d1Tag
-	s.JSON(t, "GET", tagsPath(tm.id, "/rel%2F1"), tm.reporter, nil, 200, &tg)
+	s.ExpectBody(404, `{"message":"404 Release Not Found"}`, "PUT", release, tm.dev, url.Values{"description": {"x"}})
+	s.ExpectBody(201, `{"tag_name":"rel/1","description":"First"}`, "POST", release, tm.dev, url.Values{"description": {"First"}})
+	s.ExpectBody(409, `{"message":"Release already exists"}`, "POST", release, tm.dev, url.Values{"description": {"Again"}})
+	s.ExpectBody(200, `{"tag_name":"rel/1","description":"Second"}`, "PUT", release, tm.dev, map[string]string{"description": "Second"})
+	var tg tagReply
+	s.Expect(200, "GET", tagsPath(tm.id, "/rel%2F1"), tm.reporter, nil).Decode(t, &tg)
 	if tg.Release == nil || tg.Release.Description != "Second" {
 		t.Fatalf("release after update: %+v", tg.Release)
 	}
 
-	s.expect(404, `{"message":"404 Tag Not Found"}`, "POST", tagsPath(tm.id, "/nope/release"), tm.dev, url.Values{"description": {"x"}})
-	s.expect(404, `{"message":"404 Tag Not Found"}`, "PUT", tagsPath(tm.id, "/nope/release"), tm.dev, url.Values{"description": {"x"}})
-	s.expect(400, `{"error":"description is missing"}`, "POST", release, tm.dev, url.Values{})
-	s.expect(400, `{"error":"description is missing"}`, "PUT", release, tm.dev, nil)
+	s.ExpectBody(404, `{"message":"404 Tag Not Found"}`, "POST", tagsPath(tm.id, "/nope/release"), tm.dev, url.Values{"description": {"x"}})
+	s.ExpectBody(404, `{"message":"404 Tag Not Found"}`, "PUT", tagsPath(tm.id, "/nope/release"), tm.dev, url.Values{"description": {"x"}})
+	s.ExpectBody(400, `{"error":"description is missing"}`, "POST", release, tm.dev, url.Values{})
+	s.ExpectBody(400, `{"error":"description is missing"}`, "PUT", release, tm.dev, nil)
 }
 
 // TestTagsWithGoGitlab drives the endpoints with go-gitlab on SQLite with gitcli and Postgres with gogit.
 func TestTagsWithGoGitlab(t *testing.T) {
 	t.Parallel()
-	for _, v := range d1Variants() {
+	for _, v := range variants() {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
-			testTagsWithGoGitlab(t, newD1(t, v.opts...))
+			testTagsWithGoGitlab(t, newRepoServer(t, v.opts...))
 		})
 	}
 }
 
-func testTagsWithGoGitlab(t *testing.T, s *d1Server) {
+func testTagsWithGoGitlab(t *testing.T, s *repoServer) {
 	r := s.seed("tclient", "private")
 	gl, err := gitlab.NewClient(s.RootToken, gitlab.WithBaseURL(s.API()))
 	if err != nil {

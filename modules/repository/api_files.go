@@ -64,11 +64,21 @@ func newBlobJSON(b domain.Blob) blobJSON {
 	return blobJSON{Size: b.Size, Encoding: "base64", Content: base64.StdEncoding.EncodeToString(b.Content), SHA: b.ID}
 }
 
-// compareJSON is GitLab's Compare entity.
+// compareJSON is GitLab's Compare entity; commit is the newest of
+// commits, null when there are none.
 type compareJSON struct {
 	Commit         *commitJSON  `json:"commit"`
 	Commits        []commitJSON `json:"commits"`
 	Diffs          []diffJSON   `json:"diffs"`
 	CompareTimeout bool         `json:"compare_timeout"`
 	CompareSameRef bool         `json:"compare_same_ref"`
+}
+
+func newCompareJSON(c Comparison) compareJSON {
+	out := compareJSON{Commits: mapAll(c.Commits, newCommitJSON), Diffs: newDiffsJSON(c.Diffs), CompareSameRef: c.SameRef}
+	if n := len(out.Commits); n > 0 {
+		last := out.Commits[n-1]
+		out.Commit = &last
+	}
+	return out
 }
