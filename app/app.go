@@ -175,7 +175,6 @@ func Core(cfg config.Config) fx.Option {
 			func() ports.PasswordHasher { return secrets.NewArgon2Hasher() },
 			func() ports.TokenGenerator { return secrets.RandomTokens{} },
 			access.New,
-			func(p *access.Policy) ports.ProjectScoper { return p },
 			newPresenters,
 			httpx.NewRouter,
 			func() meta.Build { return meta.Build{Revision: revision()} },

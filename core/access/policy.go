@@ -264,11 +264,6 @@ func (p *Policy) ProjectScopeAt(ctx context.Context, caller *domain.Caller, leve
 	return scope, nil
 }
 
-// ReadableProjects implements ports.ProjectScoper (events feeds).
-func (p *Policy) ReadableProjects(ctx context.Context, caller *domain.Caller) (domain.ReadScope, error) {
-	return p.ProjectScope(ctx, caller)
-}
-
 // GroupScope is the set of groups the caller may see: by visibility, plus
 // groups they belong to (with descendants), plus the ancestors of those and
 // of the groups holding their projects.

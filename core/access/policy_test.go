@@ -254,13 +254,13 @@ func TestProjectLevels(t *testing.T) {
 			if r.Level != c.wantLevel || r.Read != c.wantRead || r.Admin != c.wantAdmin {
 				t.Fatalf("rights %+v, want level %d read %v admin %v", r, c.wantLevel, c.wantRead, c.wantAdmin)
 			}
-			// ProjectByRef hides what may not be read.
-			_, _, err = p.ProjectByRef(context.Background(), c.who, domain.IDOrPath{ID: c.project})
+			// Resolve hides what may not be read.
+			_, err = p.Resolve(context.Background(), c.who, domain.IDOrPath{ID: c.project})
 			if c.wantRead != (err == nil) {
-				t.Fatalf("ProjectByRef: %v", err)
+				t.Fatalf("Resolve: %v", err)
 			}
 			if err != nil && err.Error() != "not found: 404 Project Not Found" {
-				t.Fatalf("ProjectByRef error %v", err)
+				t.Fatalf("Resolve error %v", err)
 			}
 		})
 	}

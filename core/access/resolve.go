@@ -80,13 +80,6 @@ func (p *Policy) lookup(ctx context.Context, ref domain.IDOrPath) (*domain.Proje
 	return proj, nil
 }
 
-// ProjectByRef is Resolve returning the parts: the project and the
-// caller's rights on it.
-func (p *Policy) ProjectByRef(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath) (*domain.Project, Rights, error) {
-	t, err := p.Resolve(ctx, caller, ref)
-	return t.Project, t.Rights, err
-}
-
 // IssueViewer is which confidential issues of the target's project the
 // caller sees, in the form stores apply in a list query.
 func (t Target) IssueViewer() domain.IssueViewer {
@@ -177,10 +170,4 @@ func (p *Policy) ResolveGroup(ctx context.Context, caller *domain.Caller, ref do
 		return GroupTarget{}, core.NotFound("Group")
 	}
 	return GroupTarget{Caller: caller, Group: g, Rights: r}, nil
-}
-
-// GroupByRef is ResolveGroup returning the parts.
-func (p *Policy) GroupByRef(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath) (*domain.Namespace, Rights, error) {
-	g, err := p.ResolveGroup(ctx, caller, ref)
-	return g.Group, g.Rights, err
 }

@@ -13,7 +13,6 @@
 // (adapters/storage/bunstore over SQLite or Postgres), the git ports from
 // one git adapter (adapters/git/gitcli or gogit), the bus from
 // adapters/bus/inproc, PasswordHasher and TokenGenerator from
-// adapters/secrets; ProjectScoper is core/access's Policy and
-// Authenticator the users module. contracttests holds every adapter to
+// adapters/secrets; Authenticator is the users module's. contracttests holds every adapter to
 // these contracts.
 package ports

@@ -42,9 +42,3 @@ type Authenticator interface {
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
-
-// ProjectScoper answers which projects a caller may read; core/access
-// implements it.
-type ProjectScoper interface {
-	ReadableProjects(ctx context.Context, caller *domain.Caller) (domain.ReadScope, error)
-}
