@@ -65,7 +65,6 @@ func TestServicesFreeOfHTTP(t *testing.T) {
 	}
 }
 
-
 // fileViolation is the per-file rule inside modules: net/http belongs to
 // routes.go and handlers*.go.
 func fileViolation(path, imp string) string {
