@@ -133,3 +133,19 @@ func Fields(err error) map[string][]string {
 	}
 	return nil
 }
+
+// StoreError maps a store's ErrNotFound to GitLab's "404 <what> Not Found"
+// and wraps any other error with what the caller was doing (when doing is
+// not empty); nil stays nil. Use cases call it on every store read that
+// names a thing the client asked for.
+func StoreError(err error, what, doing string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNotFound):
+		return NotFound(what)
+	case doing == "":
+		return err
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}

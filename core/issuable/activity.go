@@ -36,15 +36,6 @@ func NewActivity(d Deps, milestones ports.MilestoneReader) *Activity {
 		Now: func() time.Time { return d.Clock.Now().UTC().Truncate(time.Millisecond) }}
 }
 
-// StoreErr maps a store's not-found to GitLab's 404 of what, and wraps
-// anything else with what the caller was doing.
-func StoreErr(err error, what, doing string) error {
-	if errors.Is(err, core.ErrNotFound) {
-		return core.NotFound(what)
-	}
-	return fmt.Errorf("%s: %w", doing, err)
-}
-
 // Activity writes what happens around issues and merge requests: system
 // notes, todos, subscriptions, the labels and milestones they name. Each
 // module builds one from its stores; every method runs in the caller's

@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hearth-forge/hearth/core"
@@ -66,17 +65,10 @@ func (s *Service) userByRef(ctx context.Context, ref string) (*domain.User, erro
 	var id int64
 	if _, err := fmt.Sscanf(ref, "%d", &id); err == nil && fmt.Sprint(id) == ref {
 		u, err := s.p.Users.Get(ctx, id)
-		return u, notFoundAs(err, "User")
+		return u, core.StoreError(err, "User", "")
 	}
 	u, err := s.p.Users.GetByUsername(ctx, ref)
-	return u, notFoundAs(err, "User")
-}
-
-func notFoundAs(err error, what string) error {
-	if err != nil && errors.Is(err, core.ErrNotFound) {
-		return core.NotFound(what)
-	}
-	return err
+	return u, core.StoreError(err, "User", "")
 }
 
 func (s *Service) list(ctx context.Context, caller *domain.Caller, f domain.EventFilter) (*Feed, error) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/issuable"
@@ -55,7 +56,7 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.
 			return err
 		}
 		if err := s.p.Issues.Create(ctx, is); err != nil {
-			return issuable.StoreErr(err, "Project", "create issue")
+			return core.StoreError(err, "Project", "create issue")
 		}
 		if err := s.publish(ctx, is, domain.ActionCreated, actor); err != nil {
 			return err

@@ -3,6 +3,7 @@ package issues
 import (
 	"context"
 
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/issuable"
@@ -29,7 +30,7 @@ func (s *Service) Delete(ctx context.Context, caller *domain.Caller, ref domain.
 		return err
 	}
 	if err := s.p.Issues.Delete(ctx, is.ProjectID, is.IID); err != nil {
-		return issuable.StoreErr(err, "Issue", "delete issue")
+		return core.StoreError(err, "Issue", "delete issue")
 	}
 	return nil
 }

@@ -136,5 +136,5 @@ func labelError(err error, doing string) error {
 	if errors.Is(err, core.ErrConflict) {
 		return core.Conflict("Label already exists")
 	}
-	return issuable.StoreErr(err, "Label", doing)
+	return core.StoreError(err, "Label", doing)
 }

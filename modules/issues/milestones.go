@@ -165,7 +165,7 @@ func (s *Service) DeleteMilestone(ctx context.Context, caller *domain.Caller, re
 	}
 	return s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		if err := s.p.Milestones.Delete(ctx, t.Project.ID, m.ID); err != nil {
-			return issuable.StoreErr(err, "Milestone", "delete milestone")
+			return core.StoreError(err, "Milestone", "delete milestone")
 		}
 		return s.publishMilestone(ctx, m, domain.ActionDestroyed, caller.UserID())
 	})
@@ -228,7 +228,7 @@ func (s *Service) milestone(ctx context.Context, t access.Target, id int64) (*do
 	}
 	m, err := s.p.Milestones.Get(ctx, t.Project.ID, id)
 	if err != nil {
-		return nil, issuable.StoreErr(err, "Milestone", "read milestone")
+		return nil, core.StoreError(err, "Milestone", "read milestone")
 	}
 	return m, nil
 }
@@ -238,7 +238,7 @@ func milestoneConflict(err error, doing string) error {
 	if errors.Is(err, core.ErrConflict) {
 		return core.Conflict("Milestone already exists")
 	}
-	return issuable.StoreErr(err, "Milestone", doing)
+	return core.StoreError(err, "Milestone", doing)
 }
 
 // publishMilestone announces a milestone change inside the transaction.

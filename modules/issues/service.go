@@ -57,7 +57,7 @@ func (s *Service) issue(ctx context.Context, t access.Target, iid int64) (*domai
 	}
 	is, err := s.p.Issues.Get(ctx, t.Project.ID, iid)
 	if err != nil {
-		return nil, issuable.StoreErr(err, "Issue", "read issue")
+		return nil, core.StoreError(err, "Issue", "read issue")
 	}
 	if !t.Can(access.ReadIssue, access.OnIssue(is)) {
 		return nil, core.NotFound("Issue")

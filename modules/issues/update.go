@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/issuable"
@@ -75,12 +76,12 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		})
 		if errors.Is(err, errUnchanged) {
 			if out, err = s.p.Issues.Get(ctx, is.ProjectID, is.IID); err != nil {
-				return issuable.StoreErr(err, "Issue", "read issue")
+				return core.StoreError(err, "Issue", "read issue")
 			}
 			return nil
 		}
 		if err != nil {
-			return issuable.StoreErr(err, "Issue", "update issue")
+			return core.StoreError(err, "Issue", "update issue")
 		}
 		if err := s.activity.SystemNotes(ctx, issuable.IssueItem(out), caller.UserID(), s.changeNotes(ctx, &before, out)...); err != nil {
 			return err

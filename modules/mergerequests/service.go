@@ -66,7 +66,7 @@ func (s *Service) load(ctx context.Context, t access.Target, iid int64) (*domain
 	}
 	m, err := s.p.MergeRequests.Get(ctx, t.Project.ID, iid)
 	if err != nil {
-		return nil, issuable.StoreErr(err, "Merge Request", "read merge request")
+		return nil, core.StoreError(err, "Merge Request", "read merge request")
 	}
 	return m, nil
 }

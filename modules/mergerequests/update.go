@@ -184,7 +184,7 @@ func (s *Service) Delete(ctx context.Context, caller *domain.Caller, ref domain.
 		return err
 	}
 	if err := s.p.MergeRequests.Delete(ctx, m.ProjectID, m.IID); err != nil {
-		return issuable.StoreErr(err, "Merge Request", "delete merge request")
+		return core.StoreError(err, "Merge Request", "delete merge request")
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref Noteabl
 			return nil
 		})
 		if err != nil {
-			return notFound(err, "Note", "update note")
+			return core.StoreError(err, "Note", "update note")
 		}
 		return s.touch(ctx, nb, now)
 	})
@@ -70,7 +70,7 @@ func (s *Service) Delete(ctx context.Context, caller *domain.Caller, ref Noteabl
 			}
 		}
 		if err := s.p.Notes.Delete(ctx, note.ID); err != nil {
-			return notFound(err, "Note", "delete note")
+			return core.StoreError(err, "Note", "delete note")
 		}
 		return s.touch(ctx, nb, s.now())
 	})

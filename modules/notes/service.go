@@ -2,7 +2,6 @@ package notes
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -92,7 +91,7 @@ func (s *Service) noteable(ctx context.Context, caller *domain.Caller, ref Notea
 		}
 		is, err := s.p.Issues.Get(ctx, p.ID, ref.Key)
 		if err != nil {
-			return t, nil, notFound(err, what, "read issue")
+			return t, nil, core.StoreError(err, what, "read issue")
 		}
 		if !t.Can(access.ReadIssue, access.OnIssue(is)) {
 			return t, nil, core.NotFound(what)
@@ -109,7 +108,7 @@ func (s *Service) noteable(ctx context.Context, caller *domain.Caller, ref Notea
 		}
 		m, err := s.p.MergeRequests.Get(ctx, p.ID, ref.Key)
 		if err != nil {
-			return t, nil, notFound(err, what, "read merge request")
+			return t, nil, core.StoreError(err, what, "read merge request")
 		}
 		n.ID, n.IID = m.ID, &m.IID
 	case domain.TargetSnippet:
@@ -118,7 +117,7 @@ func (s *Service) noteable(ctx context.Context, caller *domain.Caller, ref Notea
 		}
 		sn, err := s.p.Snippets.Get(ctx, p.ID, ref.Key)
 		if err != nil {
-			return t, nil, notFound(err, what, "read snippet")
+			return t, nil, core.StoreError(err, what, "read snippet")
 		}
 		if !t.Can(access.ReadSnippet, access.OnSnippet(sn)) {
 			return t, nil, core.NotFound(what)
@@ -154,7 +153,7 @@ func (s *Service) note(ctx context.Context, nb *Noteable, id int64) (*domain.Not
 	}
 	note, err := s.p.Notes.Get(ctx, id)
 	if err != nil {
-		return nil, notFound(err, "Note", "read note")
+		return nil, core.StoreError(err, "Note", "read note")
 	}
 	if note.NoteableType != nb.Type || note.NoteableID != nb.ID {
 		return nil, core.NotFound("Note")
@@ -174,16 +173,7 @@ func (s *Service) touch(ctx context.Context, n *Noteable, at time.Time) error {
 		_, err = s.p.Snippets.Update(ctx, n.ProjectID, n.ID, func(sn *domain.Snippet) error { sn.UpdatedAt = at; return nil })
 	}
 	if err != nil {
-		return notFound(err, noteableNames[n.Type], "touch "+n.Type)
+		return core.StoreError(err, noteableNames[n.Type], "touch "+n.Type)
 	}
 	return nil
-}
-
-// notFound maps a store's not-found to GitLab's 404 of what, and wraps
-// anything else.
-func notFound(err error, what, doing string) error {
-	if errors.Is(err, core.ErrNotFound) {
-		return core.NotFound(what)
-	}
-	return fmt.Errorf("%s: %w", doing, err)
 }

@@ -169,7 +169,7 @@ func (s *Service) UpdateUser(ctx context.Context, actor *domain.Caller, id int64
 		return nil, err
 	}
 	if _, err := s.p.Users.Get(ctx, id); err != nil {
-		return nil, notFound(err, "User")
+		return nil, core.StoreError(err, "User", "")
 	}
 	errs := fieldErrors{}
 	if in.Username != nil {
@@ -334,7 +334,7 @@ func (s *Service) DeleteUser(ctx context.Context, actor *domain.Caller, id int64
 // User returns one account.
 func (s *Service) User(ctx context.Context, id int64) (*domain.User, error) {
 	u, err := s.p.Users.Get(ctx, id)
-	return u, notFound(err, "User")
+	return u, core.StoreError(err, "User", "")
 }
 
 // Users lists accounts.
@@ -356,7 +356,7 @@ func (s *Service) UserByLogin(ctx context.Context, login string) (*domain.User, 
 	} else {
 		u, err = s.p.Users.GetByUsername(ctx, login)
 	}
-	return u, notFound(err, "User")
+	return u, core.StoreError(err, "User", "")
 }
 
 // UserByRef resolves a user by numeric ID or, otherwise, by username.
@@ -373,7 +373,7 @@ func (s *Service) UserByRef(ctx context.Context, ref string) (*domain.User, erro
 		return nil, core.NotFound("User")
 	}
 	u, err := s.p.Users.GetByUsername(ctx, ref)
-	return u, notFound(err, "User")
+	return u, core.StoreError(err, "User", "")
 }
 
 func isDigits(s string) bool {
@@ -430,7 +430,7 @@ func (s *Service) SetBlocked(ctx context.Context, actor *domain.Caller, id int64
 		return s.p.Bus.Publish(ctx, domain.UserStateChanged{User: ev, Actor: actor.UserID()})
 	})
 	if err != nil {
-		return nil, notFound(err, "User")
+		return nil, core.StoreError(err, "User", "")
 	}
 	s.log.Info("user state set", zap.Int64("user_id", id), zap.String("state", string(out.State)),
 		zap.Int64("actor_id", actor.UserID()))

@@ -13,7 +13,7 @@ import (
 // primary and secondary address of every user: a taken one is a 400 field map.
 func (s *Service) AddEmail(ctx context.Context, userID int64, email string) (*domain.Email, error) {
 	if _, err := s.p.Users.Get(ctx, userID); err != nil {
-		return nil, notFound(err, "User")
+		return nil, core.StoreError(err, "User", "")
 	}
 	email = NormalizeEmail(email)
 	if msgs := emailErrors(email); msgs != nil {
@@ -24,7 +24,7 @@ func (s *Service) AddEmail(ctx context.Context, userID int64, email string) (*do
 		if errors.Is(err, core.ErrConflict) {
 			return nil, core.Validation(map[string][]string{"email": {"has already been taken"}})
 		}
-		return nil, notFound(err, "User")
+		return nil, core.StoreError(err, "User", "")
 	}
 	s.log.Info("email added", zap.Int64("user_id", userID), zap.Int64("email_id", e.ID))
 	return e, nil
@@ -33,7 +33,7 @@ func (s *Service) AddEmail(ctx context.Context, userID int64, email string) (*do
 // Emails lists a user's secondary addresses; an unknown user is 404.
 func (s *Service) Emails(ctx context.Context, userID int64, p domain.Page) ([]domain.Email, int, error) {
 	if _, err := s.p.Users.Get(ctx, userID); err != nil {
-		return nil, 0, notFound(err, "User")
+		return nil, 0, core.StoreError(err, "User", "")
 	}
 	return s.p.Emails.ListByUser(ctx, userID, p)
 }
@@ -42,7 +42,7 @@ func (s *Service) Emails(ctx context.Context, userID int64, p domain.Page) ([]do
 func (s *Service) UserEmail(ctx context.Context, userID, id int64) (*domain.Email, error) {
 	e, err := s.p.Emails.Get(ctx, id)
 	if err != nil {
-		return nil, notFound(err, "Email")
+		return nil, core.StoreError(err, "Email", "")
 	}
 	if e.UserID != userID {
 		return nil, core.NotFound("Email")
@@ -62,7 +62,7 @@ func (s *Service) DeleteEmail(ctx context.Context, userID, id int64) (*domain.Em
 		return nil, err
 	}
 	if err := s.p.Emails.Delete(ctx, userID, id); err != nil {
-		return nil, notFound(err, "Email")
+		return nil, core.StoreError(err, "Email", "")
 	}
 	s.log.Info("email deleted", zap.Int64("user_id", userID), zap.Int64("email_id", id))
 	return e, nil

@@ -20,7 +20,7 @@ func keyInvalid() fieldErrors {
 // 400s with GitLab's field map; an unknown user is 404.
 func (s *Service) AddKey(ctx context.Context, userID int64, title, key string) (*domain.SSHKey, error) {
 	if _, err := s.p.Users.Get(ctx, userID); err != nil {
-		return nil, notFound(err, "User")
+		return nil, core.StoreError(err, "User", "")
 	}
 	errs := fieldErrors{}
 	title = strings.TrimSpace(title)
@@ -60,7 +60,7 @@ func (s *Service) AddKey(ctx context.Context, userID int64, title, key string) (
 		if errors.Is(err, core.ErrConflict) {
 			return nil, core.Validation(map[string][]string{"fingerprint": {"has already been taken"}})
 		}
-		return nil, notFound(err, "User")
+		return nil, core.StoreError(err, "User", "")
 	}
 	s.log.Info("ssh key added", zap.Int64("user_id", userID), zap.Int64("key_id", k.ID), zap.String("type", parsed.Type))
 	return k, nil
@@ -69,7 +69,7 @@ func (s *Service) AddKey(ctx context.Context, userID int64, title, key string) (
 // Keys lists a user's keys; an unknown user is 404.
 func (s *Service) Keys(ctx context.Context, userID int64, p domain.Page) ([]domain.SSHKey, int, error) {
 	if _, err := s.p.Users.Get(ctx, userID); err != nil {
-		return nil, 0, notFound(err, "User")
+		return nil, 0, core.StoreError(err, "User", "")
 	}
 	return s.p.Keys.ListByUser(ctx, userID, p)
 }
@@ -77,7 +77,7 @@ func (s *Service) Keys(ctx context.Context, userID int64, p domain.Page) ([]doma
 // Key returns any key (administrators read every key).
 func (s *Service) Key(ctx context.Context, id int64) (*domain.SSHKey, error) {
 	k, err := s.p.Keys.Get(ctx, id)
-	return k, notFound(err, "Key")
+	return k, core.StoreError(err, "Key", "")
 }
 
 // KeyWithUser returns any key with its user; a key whose user is gone is
@@ -89,7 +89,7 @@ func (s *Service) KeyWithUser(ctx context.Context, id int64) (*domain.SSHKey, *d
 	}
 	u, err := s.p.Users.Get(ctx, k.UserID)
 	if err != nil {
-		return nil, nil, notFound(err, "Key")
+		return nil, nil, core.StoreError(err, "Key", "")
 	}
 	return k, u, nil
 }
@@ -118,7 +118,7 @@ func (s *Service) DeleteKey(ctx context.Context, userID, id int64) (*domain.SSHK
 		return nil, err
 	}
 	if err := s.p.Keys.Delete(ctx, userID, id); err != nil {
-		return nil, notFound(err, "Key")
+		return nil, core.StoreError(err, "Key", "")
 	}
 	s.log.Info("ssh key deleted", zap.Int64("user_id", userID), zap.Int64("key_id", id))
 	return k, nil

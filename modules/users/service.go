@@ -87,14 +87,6 @@ func requireAdmin(actor *domain.Caller) error {
 	return nil
 }
 
-// notFound turns any not-found error into GitLab's "404 <what> Not Found".
-func notFound(err error, what string) error {
-	if err != nil && errors.Is(err, core.ErrNotFound) {
-		return core.NotFound(what)
-	}
-	return err
-}
-
 // userWriteErr maps store conflicts on users to GitLab's answers: 409 with a
 // sentence for a taken email or username, a field map for a taken identity.
 func userWriteErr(err error) error {
@@ -112,7 +104,7 @@ func userWriteErr(err error) error {
 			return core.Validation(map[string][]string{"extern_uid": {"has already been taken"}})
 		}
 	}
-	return notFound(err, "User")
+	return core.StoreError(err, "User", "")
 }
 
 func deref[T any](p *T, def T) T {

@@ -94,7 +94,7 @@ func (s *Service) CreateToken(ctx context.Context, actor *domain.Caller, userID 
 		return nil, "", err
 	}
 	if _, err := s.p.Users.Get(ctx, userID); err != nil {
-		return nil, "", notFound(err, "User")
+		return nil, "", core.StoreError(err, "User", "")
 	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
@@ -130,7 +130,7 @@ func (s *Service) CreateToken(ctx context.Context, actor *domain.Caller, userID 
 	}
 	secret, err := s.storeToken(ctx, t, personalTokenPrefix)
 	if err != nil {
-		return nil, "", notFound(err, "User")
+		return nil, "", core.StoreError(err, "User", "")
 	}
 	s.log.Info("token created", zap.Int64("token_id", t.ID), zap.Int64("user_id", userID),
 		zap.String("kind", string(kind)), zap.Strings("scopes", scopes), zap.Int64("actor_id", actor.UserID()))
@@ -168,7 +168,7 @@ func (s *Service) Tokens(ctx context.Context, actor *domain.Caller, userID int64
 		return nil, 0, &core.Error{Kind: core.ErrInvalid, Param: true, Msg: "state does not have a valid value"}
 	}
 	if _, err := s.p.Users.Get(ctx, userID); err != nil {
-		return nil, 0, notFound(err, "User")
+		return nil, 0, core.StoreError(err, "User", "")
 	}
 	return s.p.Tokens.List(ctx, ports.TokenFilter{
 		UserID: userID,
@@ -185,11 +185,11 @@ func (s *Service) Token(ctx context.Context, actor *domain.Caller, userID int64,
 		return nil, err
 	}
 	if _, err := s.p.Users.Get(ctx, userID); err != nil {
-		return nil, notFound(err, "User")
+		return nil, core.StoreError(err, "User", "")
 	}
 	t, err := s.p.Tokens.Get(ctx, id)
 	if err != nil {
-		return nil, notFound(err, tokenWhat(kind))
+		return nil, core.StoreError(err, tokenWhat(kind), "")
 	}
 	if t.UserID != userID || t.Kind != kind {
 		return nil, core.NotFound(tokenWhat(kind))
@@ -205,7 +205,7 @@ func (s *Service) RevokeToken(ctx context.Context, actor *domain.Caller, userID 
 		return err
 	}
 	if err := s.p.Tokens.Revoke(ctx, t.ID); err != nil {
-		return notFound(err, tokenWhat(kind))
+		return core.StoreError(err, tokenWhat(kind), "")
 	}
 	s.log.Info("token revoked", zap.Int64("token_id", t.ID), zap.Int64("user_id", userID),
 		zap.String("kind", string(kind)), zap.Int64("actor_id", actor.UserID()))
