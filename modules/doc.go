@@ -54,7 +54,12 @@
 //	}
 //
 // Writes start with Policy.ResolveSignedIn, so an anonymous caller gets
-// 401 before anything about the project is revealed. A thing the caller
+// 401 before anything about the project is revealed. GitLab authorizes
+// before it validates, so a caller who may not use an endpoint learns
+// nothing from its validation: a handler whose request does not decode
+// puts the error in the input's Invalid field (an id that cannot exist
+// travels as 0), and the use case returns it right after its access
+// checks. A thing the caller
 // may not read (a confidential issue, a private snippet) is a 404 of that
 // thing, never a 403. Lists ask the policy for a scope (Policy.ProjectScope,
 // Target.IssueViewer) that the store applies in the query itself, so totals

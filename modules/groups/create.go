@@ -18,7 +18,7 @@ type CreateInput struct {
 	LFSEnabled           *bool             // nil: enabled
 	RequestAccessEnabled *bool             // nil: disabled
 	ParentID             *int64
-	Bad                  error // parameter problems, reported after the access checks
+	Invalid              error // parameter problems, reported after the access checks
 }
 
 // canCreate checks that a signed-in caller may create a group: under a
@@ -52,8 +52,8 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, in CreateIn
 	if err != nil {
 		return nil, err
 	}
-	if in.Bad != nil {
-		return nil, in.Bad
+	if in.Invalid != nil {
+		return nil, in.Invalid
 	}
 	if in.Visibility == "" {
 		in.Visibility = domain.Private

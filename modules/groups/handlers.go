@@ -10,7 +10,7 @@ import (
 )
 
 // handlers decode the request into typed input, call one service method
-// and render. Parameter problems travel in the input (Bad): the service
+// and render. Parameter problems travel in the input (Invalid): the service
 // reports them after its access checks.
 type handlers struct {
 	s    *Service
@@ -108,7 +108,7 @@ func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 		LFSEnabled:           in.LFSEnabled,
 		RequestAccessEnabled: in.RequestAccessEnabled,
 		ParentID:             in.ParentID,
-		Bad:                  bad.Err(),
+		Invalid:              bad.Err(),
 	})
 	if err != nil {
 		return err
@@ -140,7 +140,7 @@ func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
 		Visibility:           vis,
 		LFSEnabled:           in.LFSEnabled,
 		RequestAccessEnabled: in.RequestAccessEnabled,
-		Bad:                  bad.Err(),
+		Invalid:              bad.Err(),
 	})
 	if err != nil {
 		return err
@@ -193,8 +193,8 @@ func (h handlers) projects(w http.ResponseWriter, r *http.Request) error {
 	bad.OneOf("sort", in.Sort, "asc", "desc")
 	pg, perr := httpx.PageOf(r)
 	input := in.input(pg)
-	if input.Bad = bad.Err(); input.Bad == nil {
-		input.Bad = perr
+	if input.Invalid = bad.Err(); input.Invalid == nil {
+		input.Invalid = perr
 	}
 	list, total, err := h.s.Projects(r.Context(), httpx.CallerOf(r), ref, input)
 	if err != nil {

@@ -20,7 +20,7 @@ type ProjectsInput struct {
 	Owned      bool
 	Starred    bool
 	Page       domain.Page
-	Bad        error // parameter problems, reported once the group resolves
+	Invalid    error // parameter problems, reported once the group resolves
 }
 
 // Projects returns one page of the projects directly in the group ref
@@ -32,8 +32,8 @@ func (s *Service) Projects(ctx context.Context, caller *domain.Caller, ref domai
 	if err != nil {
 		return nil, 0, err
 	}
-	if in.Bad != nil {
-		return nil, 0, in.Bad
+	if in.Invalid != nil {
+		return nil, 0, in.Invalid
 	}
 	g, uid := t.Group, caller.UserID()
 	if (in.Owned || in.Starred) && uid == 0 {

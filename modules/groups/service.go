@@ -33,7 +33,7 @@ type Params struct {
 // case resolves the group its input names with core/access and asks for
 // the named abilities it needs: a user first for writes (401), then a
 // readable group (404), then the ability (403). Inputs carry the request's
-// parameter problems in Bad; a use case reports them only after its access
+// parameter problems in Invalid; a use case reports them only after its access
 // checks, so callers who may not use an endpoint learn nothing from its
 // validation.
 type Service struct{ p Params }

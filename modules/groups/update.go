@@ -17,7 +17,7 @@ type UpdateInput struct {
 	Visibility           *domain.Visibility
 	LFSEnabled           *bool
 	RequestAccessEnabled *bool
-	Bad                  error // parameter problems, reported after the access checks
+	Invalid              error // parameter problems, reported after the access checks
 }
 
 // Update changes a group (owners and administrators) and returns its detail. A new path rewrites
@@ -31,8 +31,8 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 	if err := t.Require(access.AdminGroup); err != nil {
 		return nil, err
 	}
-	if in.Bad != nil {
-		return nil, in.Bad
+	if in.Invalid != nil {
+		return nil, in.Invalid
 	}
 	g := t.Group
 	fields := fieldErrors{}

@@ -15,7 +15,7 @@ type AddInput struct {
 	UserID    int64
 	Level     domain.AccessLevel
 	ExpiresAt *time.Time // a date; nil: never
-	Bad       error      // parameter problems, reported after the access checks
+	Invalid   error      // parameter problems, reported after the access checks
 }
 
 // Add makes a user a member. Only those who may manage the source may;
@@ -26,8 +26,8 @@ func (s *Service) Add(ctx context.Context, caller *domain.Caller, ref Ref, in Ad
 	if err != nil {
 		return nil, err
 	}
-	if in.Bad != nil {
-		return nil, in.Bad
+	if in.Invalid != nil {
+		return nil, in.Invalid
 	}
 	if err := s.validate(src.kind, in.Level, in.ExpiresAt, true); err != nil {
 		return nil, err

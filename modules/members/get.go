@@ -13,8 +13,8 @@ func (s *Service) Get(ctx context.Context, caller *domain.Caller, ref Ref, user 
 	if err != nil {
 		return nil, err
 	}
-	if user.Bad != nil {
-		return nil, user.Bad
+	if user.Invalid != nil {
+		return nil, user.Invalid
 	}
 	m, err := s.member(ctx, src, user.ID)
 	if err != nil {

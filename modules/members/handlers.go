@@ -13,7 +13,7 @@ import (
 
 // handlers decode the request into typed input, call one service method
 // and render. One set serves projects and groups (kind). Parameter
-// problems travel in the input (Bad): the service reports them after its
+// problems travel in the input (Invalid): the service reports them after its
 // access checks.
 type handlers struct{ s *Service }
 
@@ -27,11 +27,11 @@ func ref(r *http.Request, kind domain.MemberSource) (Ref, error) {
 func userRef(r *http.Request) UserRef {
 	s, err := httpx.PathParam(r, "user_id")
 	if err != nil {
-		return UserRef{Bad: err}
+		return UserRef{Invalid: err}
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return UserRef{Bad: core.InvalidParam("user_id")}
+		return UserRef{Invalid: core.InvalidParam("user_id")}
 	}
 	return UserRef{ID: n}
 }
@@ -63,7 +63,7 @@ func (h handlers) list(kind domain.MemberSource, inherited bool) httpx.HandlerFu
 		if bad == nil {
 			bad = err
 		}
-		in := ListInput{Query: strings.TrimSpace(params.Query), Page: pg, Bad: bad}
+		in := ListInput{Query: strings.TrimSpace(params.Query), Page: pg, Invalid: bad}
 		list := h.s.List
 		if inherited {
 			list = h.s.All
@@ -99,9 +99,9 @@ func (h handlers) add(kind domain.MemberSource) httpx.HandlerFunc {
 			return err
 		}
 		var params addParams
-		in := AddInput{Bad: httpx.Decode(r, &params)}
-		if in.Bad == nil {
-			in.ExpiresAt, in.Bad = parseExpiry(params.ExpiresAt)
+		in := AddInput{Invalid: httpx.Decode(r, &params)}
+		if in.Invalid == nil {
+			in.ExpiresAt, in.Invalid = parseExpiry(params.ExpiresAt)
 		}
 		in.UserID, in.Level = params.UserID, domain.AccessLevel(params.AccessLevel)
 		e, err := h.s.Add(r.Context(), httpx.CallerOf(r), src, in)
@@ -120,9 +120,9 @@ func (h handlers) update(kind domain.MemberSource) httpx.HandlerFunc {
 			return err
 		}
 		var params updateParams
-		in := UpdateInput{Bad: httpx.Decode(r, &params)}
-		if in.Bad == nil {
-			in.ExpiresAt, in.Bad = parseExpiry(params.ExpiresAt)
+		in := UpdateInput{Invalid: httpx.Decode(r, &params)}
+		if in.Invalid == nil {
+			in.ExpiresAt, in.Invalid = parseExpiry(params.ExpiresAt)
 		}
 		in.Level, in.ExpiresSet = domain.AccessLevel(params.AccessLevel), params.ExpiresAt != nil
 		e, err := h.s.Update(r.Context(), httpx.CallerOf(r), src, userRef(r), in)

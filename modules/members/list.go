@@ -10,9 +10,9 @@ import (
 
 // ListInput is a members list's.
 type ListInput struct {
-	Query string // username or name
-	Page  domain.Page
-	Bad   error // parameter problems, reported once the source resolves
+	Query   string // username or name
+	Page    domain.Page
+	Invalid error // parameter problems, reported once the source resolves
 }
 
 // List returns one page of the direct members of the source ref names.
@@ -115,8 +115,8 @@ func (s *Service) listed(ctx context.Context, caller *domain.Caller, ref Ref, in
 	if err != nil {
 		return nil, err
 	}
-	if in.Bad != nil {
-		return nil, in.Bad
+	if in.Invalid != nil {
+		return nil, in.Invalid
 	}
 	return src, nil
 }

@@ -17,8 +17,8 @@ func (s *Service) Remove(ctx context.Context, caller *domain.Caller, ref Ref, us
 	if err != nil {
 		return err
 	}
-	if user.Bad != nil {
-		return user.Bad
+	if user.Invalid != nil {
+		return user.Invalid
 	}
 	userID := user.ID
 	return s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {

@@ -30,7 +30,7 @@ type Params struct {
 // case resolves the project or group its input names with core/access: a
 // user first for writes (401), then a readable source (404), then the
 // ability to manage its members (403). Inputs carry the request's parameter
-// problems in Bad; a use case reports them only after its access checks,
+// problems in Invalid; a use case reports them only after its access checks,
 // so callers who may not use an endpoint learn nothing from its validation.
 type Service struct{ p Params }
 
@@ -43,11 +43,11 @@ type Ref struct {
 	Source domain.IDOrPath
 }
 
-// UserRef names one member by user ID. Bad is a malformed ID (a 400),
+// UserRef names one member by user ID. Invalid is a malformed ID (a 400),
 // reported once the source resolves.
 type UserRef struct {
-	ID  int64
-	Bad error
+	ID      int64
+	Invalid error
 }
 
 // Entry is a membership with its user.

@@ -16,7 +16,7 @@ type UpdateInput struct {
 	Level      domain.AccessLevel
 	ExpiresAt  *time.Time
 	ExpiresSet bool
-	Bad        error // parameter problems, reported after the access checks
+	Invalid    error // parameter problems, reported after the access checks
 }
 
 // Update changes a member's level and expiry. Only those who may manage
@@ -27,11 +27,11 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref Ref, us
 	if err != nil {
 		return nil, err
 	}
-	if user.Bad != nil {
-		return nil, user.Bad
+	if user.Invalid != nil {
+		return nil, user.Invalid
 	}
-	if in.Bad != nil {
-		return nil, in.Bad
+	if in.Invalid != nil {
+		return nil, in.Invalid
 	}
 	userID := user.ID
 	var out *domain.Member

@@ -16,7 +16,7 @@ import (
 type CreateInput struct {
 	Settings
 	NamespaceID *int64
-	Bad         error // parameter problems, reported after the access checks
+	Invalid     error // parameter problems, reported after the access checks
 }
 
 // Create is POST /projects: the caller creates a project they own. A
@@ -25,8 +25,8 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, in CreateIn
 	if caller.UserID() == 0 {
 		return nil, core.Unauthenticated()
 	}
-	if in.Bad != nil {
-		return nil, in.Bad
+	if in.Invalid != nil {
+		return nil, in.Invalid
 	}
 	return s.create(ctx, caller, caller.User, in, false)
 }
@@ -41,8 +41,8 @@ func (s *Service) CreateForUser(ctx context.Context, caller *domain.Caller, user
 	if !caller.IsAdmin() {
 		return nil, core.Forbidden("")
 	}
-	if in.Bad != nil {
-		return nil, in.Bad
+	if in.Invalid != nil {
+		return nil, in.Invalid
 	}
 	owner, err := s.user(ctx, userID)
 	if err != nil {

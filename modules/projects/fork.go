@@ -18,7 +18,7 @@ type ForkInput struct {
 	// Namespace names the target namespace by ID or full path; empty: the
 	// caller's personal namespace.
 	Namespace string
-	Bad       error // parameter problems, reported after the access checks
+	Invalid   error // parameter problems, reported after the access checks
 }
 
 // Fork creates a fork of the project ref names in the namespace in names
@@ -36,8 +36,8 @@ func (s *Service) Fork(ctx context.Context, caller *domain.Caller, ref domain.ID
 	if err := t.Require(access.ForkProject); err != nil {
 		return nil, err
 	}
-	if in.Bad != nil {
-		return nil, in.Bad
+	if in.Invalid != nil {
+		return nil, in.Invalid
 	}
 	src, nsRef := t.Project, in.Namespace
 	var ns *domain.Namespace

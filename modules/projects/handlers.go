@@ -10,7 +10,7 @@ import (
 )
 
 // handlers decode the request into typed input, call one service method
-// and render. Parameter problems travel in the input (Bad): the service
+// and render. Parameter problems travel in the input (Invalid): the service
 // reports them after its access checks.
 type handlers struct {
 	s    *Service
@@ -94,7 +94,7 @@ func (h handlers) users(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	search, pg, bad := searchPage(r)
-	list, total, err := h.s.Users(r.Context(), httpx.CallerOf(r), ref, UsersInput{Search: search, Page: pg, Bad: bad})
+	list, total, err := h.s.Users(r.Context(), httpx.CallerOf(r), ref, UsersInput{Search: search, Page: pg, Invalid: bad})
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 	}
 	bad.AtLeastOneOf(r, "name", "path")
 	in.DefaultBranch = nil // not a create parameter (GitLab 9.x, the spec)
-	p, err := h.s.Create(r.Context(), httpx.CallerOf(r), CreateInput{Settings: in.settings(), NamespaceID: in.NamespaceID, Bad: bad.Err()})
+	p, err := h.s.Create(r.Context(), httpx.CallerOf(r), CreateInput{Settings: in.settings(), NamespaceID: in.NamespaceID, Invalid: bad.Err()})
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (h handlers) createForUser(w http.ResponseWriter, r *http.Request) error {
 	if in.Name == nil {
 		bad = append(httpx.Problems{"name is missing"}, bad...)
 	}
-	p, err := h.s.CreateForUser(r.Context(), httpx.CallerOf(r), userID, CreateInput{Settings: in.settings(), NamespaceID: in.NamespaceID, Bad: bad.Err()})
+	p, err := h.s.CreateForUser(r.Context(), httpx.CallerOf(r), userID, CreateInput{Settings: in.settings(), NamespaceID: in.NamespaceID, Invalid: bad.Err()})
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
 	bad.AtLeastOneOf(r, updateParams...)
 	// Not edit parameters (the spec): the namespace moves by transfer.
 	in.NamespaceID, in.PrintingMergeRequestLinkEnabled = nil, nil
-	p, err := h.s.Update(r.Context(), httpx.CallerOf(r), ref, UpdateInput{Settings: in.settings(), Bad: bad.Err()})
+	p, err := h.s.Update(r.Context(), httpx.CallerOf(r), ref, UpdateInput{Settings: in.settings(), Invalid: bad.Err()})
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func (h handlers) fork(w http.ResponseWriter, r *http.Request) error {
 		Namespace *string `param:"namespace"`
 	}
 	bad := httpx.Decode(r, &in)
-	p, err := h.s.Fork(r.Context(), httpx.CallerOf(r), ref, ForkInput{Namespace: deref(in.Namespace, ""), Bad: bad})
+	p, err := h.s.Fork(r.Context(), httpx.CallerOf(r), ref, ForkInput{Namespace: deref(in.Namespace, ""), Invalid: bad})
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func (h handlers) share(w http.ResponseWriter, r *http.Request) error {
 		GroupID:   deref(in.GroupID, 0),
 		Level:     domain.AccessLevel(deref(in.GroupAccess, 0)),
 		ExpiresAt: in.ExpiresAt,
-		Bad:       bad.Err(),
+		Invalid:   bad.Err(),
 	})
 	if err != nil {
 		return err
@@ -273,7 +273,7 @@ func (h handlers) unshare(w http.ResponseWriter, r *http.Request) error {
 // namespaces is GET /namespaces.
 func (h handlers) namespaces(w http.ResponseWriter, r *http.Request) error {
 	search, pg, bad := searchPage(r)
-	list, total, err := h.s.Namespaces(r.Context(), httpx.CallerOf(r), NamespacesInput{Search: search, Page: pg, Bad: bad})
+	list, total, err := h.s.Namespaces(r.Context(), httpx.CallerOf(r), NamespacesInput{Search: search, Page: pg, Invalid: bad})
 	if err != nil {
 		return err
 	}

@@ -12,9 +12,9 @@ import (
 
 // NamespacesInput is GET /namespaces's.
 type NamespacesInput struct {
-	Search string // path or name
-	Page   domain.Page
-	Bad    error // parameter problems, reported after the sign-in check
+	Search  string // path or name
+	Page    domain.Page
+	Invalid error // parameter problems, reported after the sign-in check
 }
 
 // Namespaces lists the namespaces the caller may use: every one for
@@ -25,8 +25,8 @@ func (s *Service) Namespaces(ctx context.Context, caller *domain.Caller, in Name
 	if caller.UserID() == 0 {
 		return nil, 0, core.Unauthenticated()
 	}
-	if in.Bad != nil {
-		return nil, 0, in.Bad
+	if in.Invalid != nil {
+		return nil, 0, in.Invalid
 	}
 	search, pg := strings.TrimSpace(in.Search), in.Page
 	if caller.IsAdmin() {

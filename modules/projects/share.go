@@ -20,7 +20,7 @@ type ShareInput struct {
 	GroupID   int64
 	Level     domain.AccessLevel
 	ExpiresAt *time.Time
-	Bad       error // parameter problems, reported after the access checks
+	Invalid   error // parameter problems, reported after the access checks
 }
 
 // Share gives the members of a group access to the project, capped at
@@ -35,8 +35,8 @@ func (s *Service) Share(ctx context.Context, caller *domain.Caller, ref domain.I
 	if err := t.Require(access.AdminProject); err != nil {
 		return nil, err
 	}
-	if in.Bad != nil {
-		return nil, in.Bad
+	if in.Invalid != nil {
+		return nil, in.Invalid
 	}
 	g, err := s.p.Policy.ResolveGroup(ctx, caller, domain.IDOrPath{ID: in.GroupID})
 	if err != nil {

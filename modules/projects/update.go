@@ -13,7 +13,7 @@ import (
 // UpdateInput are the settings PUT /projects/:id changes.
 type UpdateInput struct {
 	Settings
-	Bad error // parameter problems, reported after the access checks
+	Invalid error // parameter problems, reported after the access checks
 }
 
 // Update changes a project's settings. Masters change settings; renaming,
@@ -28,8 +28,8 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 	if err := t.Require(access.AdminProject); err != nil {
 		return nil, err
 	}
-	if input.Bad != nil {
-		return nil, input.Bad
+	if input.Invalid != nil {
+		return nil, input.Invalid
 	}
 	proj, in := t.Project, input.Settings
 	if in.Name != nil || (in.Path != nil && *in.Path != proj.Path) {

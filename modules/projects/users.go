@@ -14,9 +14,9 @@ import (
 
 // UsersInput is GET /projects/:id/users's.
 type UsersInput struct {
-	Search string // username or name
-	Page   domain.Page
-	Bad    error // parameter problems, reported once the project resolves
+	Search  string // username or name
+	Page    domain.Page
+	Invalid error // parameter problems, reported once the project resolves
 }
 
 // Users lists the users with access to a project (GitLab's team.users):
@@ -30,8 +30,8 @@ func (s *Service) Users(ctx context.Context, caller *domain.Caller, ref domain.I
 	if err != nil {
 		return nil, 0, err
 	}
-	if in.Bad != nil {
-		return nil, 0, in.Bad
+	if in.Invalid != nil {
+		return nil, 0, in.Invalid
 	}
 	proj, search, pg := t.Project, strings.TrimSpace(in.Search), in.Page
 	now := s.now()

@@ -44,13 +44,13 @@ func newUserAgentDetailJSON(sn *domain.Snippet) userAgentDetailJSON {
 }
 
 // The inputs below carry what decoding the request found wrong
-// (problem): the use case reports it after the project's 404, in the
+// (Invalid): the use case reports it after the project's 404, in the
 // order this API has always answered.
 
 // ListInput is GET /projects/:id/snippets's page.
 type ListInput struct {
 	Page    domain.Page
-	problem error
+	Invalid error
 }
 
 // CreateInput are POST /projects/:id/snippets's parameters.
@@ -61,7 +61,7 @@ type CreateInput struct {
 	Content     string  `param:"content"` // go-gitlab's and later GitLab's name for code
 	Visibility  string  `param:"visibility,required"`
 	Description *string `param:"description"`
-	problem     error
+	Invalid     error
 }
 
 // UpdateInput are PUT /projects/:id/snippets/:snippet_id's parameters;
@@ -73,5 +73,5 @@ type UpdateInput struct {
 	Content     *string `param:"content"` // alias of code
 	Description *string `param:"description"`
 	Visibility  *string `param:"visibility"`
-	problem     error
+	Invalid     error
 }

@@ -77,7 +77,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in ListInput
-	in.Page, in.problem = httpx.PageOf(r)
+	in.Page, in.Invalid = httpx.PageOf(r)
 	l, err := h.s.List(r.Context(), httpx.CallerOf(r), ref, in)
 	if err != nil {
 		return err
@@ -117,7 +117,7 @@ func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in CreateInput
-	in.problem = httpx.Decode(r, &in)
+	in.Invalid = httpx.Decode(r, &in)
 	f, err := h.s.Create(r.Context(), httpx.CallerOf(r), ref, in, Origin{UserAgent: r.UserAgent(), IP: clientIP(r)})
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in UpdateInput
-	in.problem = httpx.Decode(r, &in)
+	in.Invalid = httpx.Decode(r, &in)
 	f, err := h.s.Update(r.Context(), httpx.CallerOf(r), ref.project, ref.id, in)
 	if err != nil {
 		return err

@@ -24,8 +24,8 @@ func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.ID
 	if err != nil {
 		return nil, err
 	}
-	if in.problem != nil {
-		return nil, in.problem
+	if in.Invalid != nil {
+		return nil, in.Invalid
 	}
 	list, total, err := s.p.Snippets.List(ctx, domain.SnippetFilter{ProjectID: t.Project.ID,
 		Visibilities: t.SnippetVisibilities(), AuthorID: caller.UserID(), Page: in.Page})

@@ -15,7 +15,7 @@ func (in *CreateInput) validate() error {
 	if in.Code == "" {
 		in.Code = in.Content
 	}
-	err := in.problem
+	err := in.Invalid
 	if strings.TrimSpace(in.Code) == "" {
 		err = joinParam(err, "code is missing")
 	}
@@ -30,7 +30,7 @@ func (in *CreateInput) validate() error {
 // values, then that at least one parameter must be given. It takes
 // content for code when code is absent.
 func (in *UpdateInput) validate() error {
-	if err := checkVisibility(in.problem, in.Visibility); err != nil {
+	if err := checkVisibility(in.Invalid, in.Visibility); err != nil {
 		return err
 	}
 	if in.Code == nil {
