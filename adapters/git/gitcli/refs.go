@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
@@ -26,20 +27,7 @@ func isDirErr(err error) bool { return errors.Is(err, syscall.EISDIR) }
 
 // open validates repo and returns its path; core.ErrNotFound when it is
 // not there.
-func (b *Backend) open(repo string) (string, error) {
-	path, err := b.path(repo)
-	if err != nil {
-		return "", err
-	}
-	info, err := os.Stat(filepath.Join(path, "HEAD"))
-	if err != nil || !info.Mode().IsRegular() {
-		if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
-			return "", fmt.Errorf("gitcli: repository %s: %w", repo, core.ErrNotFound)
-		}
-		return "", fmt.Errorf("gitcli: repository %s: %w", repo, err)
-	}
-	return path, nil
-}
+func (b *Backend) open(repo string) (string, error) { return b.disk.Open(repo) }
 
 // readRef reads the object a full ref name points at from the file
 // system (loose ref, then packed-refs), following symbolic refs. ok is
@@ -224,7 +212,7 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 	if _, err := b.runIn(ctx, gitDir, "symbolic-ref", "HEAD", ref); err != nil {
 		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)
 	}
-	if err := syncPath(filepath.Join(gitDir, "HEAD")); err != nil {
+	if err := gitdisk.Sync(filepath.Join(gitDir, "HEAD")); err != nil {
 		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
@@ -158,7 +159,7 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 		_ = os.Remove(lockName)
 		return fmt.Errorf("gogit: set default branch of %s: %w", repo, err)
 	}
-	return syncPath(r.dir)
+	return gitdisk.Sync(r.dir)
 }
 
 // IsEmpty reports whether the repository has no refs at all.

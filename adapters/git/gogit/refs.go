@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -231,7 +232,7 @@ func casRef(gitDir, ref, newID, oldID string) error {
 		lock.Close()
 		committed = true
 		_ = os.Remove(lockName)
-		return syncPath(filepath.Dir(path))
+		return gitdisk.Sync(filepath.Dir(path))
 	}
 	if _, err := lock.WriteString(newID + "\n"); err != nil {
 		return fmt.Errorf("gogit: update %s: %w", ref, err)
@@ -246,7 +247,7 @@ func casRef(gitDir, ref, newID, oldID string) error {
 		return fmt.Errorf("gogit: update %s: %w", ref, err)
 	}
 	committed = true
-	return syncPath(filepath.Dir(path))
+	return gitdisk.Sync(filepath.Dir(path))
 }
 
 // conflictsWithPacked reports whether a packed ref is a prefix directory
@@ -312,5 +313,5 @@ func deletePacked(gitDir, ref string) error {
 	if err := os.Rename(lockName, path); err != nil {
 		return err
 	}
-	return syncPath(gitDir)
+	return gitdisk.Sync(gitDir)
 }
