@@ -141,7 +141,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	}
 	if baseTree == gitobject.EmptyTree {
 		// Make sure the empty tree exists as an object for commit-tree.
-		if _, err := b.writeTree(ctx, gitDir, newFlatTree()); err != nil {
+		if _, err := b.writeTree(ctx, gitDir, gitobject.NewFlatTree()); err != nil {
 			return fail(err)
 		}
 	}

@@ -1,18 +1,14 @@
 package gitcli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
@@ -21,81 +17,9 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-var syscallENOTDIR = syscall.ENOTDIR
-
-func isDirErr(err error) bool { return errors.Is(err, syscall.EISDIR) }
-
 // open validates repo and returns its path; core.ErrNotFound when it is
 // not there.
 func (b *Backend) open(repo string) (string, error) { return b.disk.Open(repo) }
-
-// readRef reads the object a full ref name points at from the file
-// system (loose ref, then packed-refs), following symbolic refs. ok is
-// false when the ref does not exist.
-func readRef(gitDir, ref string) (oid string, ok bool, err error) {
-	for range 5 {
-		data, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
-		switch {
-		case err == nil:
-			s := strings.TrimSpace(string(data))
-			if target, sym := strings.CutPrefix(s, "ref: "); sym {
-				if gitnames.CheckFullRef(target) != nil && target != "HEAD" {
-					return "", false, nil
-				}
-				ref = target
-				continue
-			}
-			if !gitnames.IsOID(s) {
-				return "", false, fmt.Errorf("ref %s holds %q", ref, s)
-			}
-			return s, true, nil
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) || isDirErr(err):
-			return readPackedRef(gitDir, ref)
-		default:
-			return "", false, fmt.Errorf("read ref %s: %w", ref, err)
-		}
-	}
-	return "", false, nil
-}
-
-// readPackedRef looks ref up in packed-refs.
-func readPackedRef(gitDir, ref string) (string, bool, error) {
-	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("read packed-refs: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	suffix := []byte(" " + ref)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 41+len(ref) && bytes.HasSuffix(line, suffix) {
-			return string(line[:40]), true, nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return "", false, fmt.Errorf("read packed-refs: %w", err)
-	}
-	return "", false, nil
-}
-
-// headRef reads the ref HEAD names ("refs/heads/main"), "" when detached.
-func headRef(gitDir string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	if err != nil {
-		return "", fmt.Errorf("read HEAD: %w", err)
-	}
-	s := strings.TrimSpace(string(data))
-	target, ok := strings.CutPrefix(s, "ref: ")
-	if !ok {
-		return "", nil
-	}
-	return target, nil
-}
 
 // resolveObject returns the object rev names (unpeeled): branch, then tag,
 // then a full ref name or HEAD, then an object name.
@@ -103,23 +27,8 @@ func (b *Backend) resolveObject(c *catFile, gitDir, rev string) (string, error) 
 	if err := gitnames.CheckRev(rev); err != nil {
 		return "", err
 	}
-	var candidates []string
-	switch {
-	case rev == "HEAD":
-		candidates = []string{"HEAD"}
-	case strings.HasPrefix(rev, "refs/"):
-		candidates = []string{rev}
-	default:
-		candidates = []string{domain.BranchPrefix + rev, domain.TagPrefix + rev}
-	}
-	for _, ref := range candidates {
-		oid, ok, err := readRef(gitDir, ref)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return oid, nil
-		}
+	if oid, ok, err := gitobject.ResolveRef(gitDir, rev); err != nil || ok {
+		return oid, err
 	}
 	if gitnames.IsHex(rev) {
 		o, err := c.info(rev)
@@ -187,7 +96,7 @@ func (b *Backend) DefaultBranch(ctx context.Context, repo string) (string, error
 	if err != nil {
 		return "", err
 	}
-	ref, err := headRef(gitDir)
+	ref, err := gitobject.HeadRef(gitDir)
 	if err != nil {
 		return "", fmt.Errorf("gitcli: default branch of %s: %w", repo, err)
 	}
@@ -204,7 +113,7 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 		return err
 	}
 	ref := domain.BranchPrefix + branch
-	if _, ok, err := readRef(gitDir, ref); err != nil {
+	if _, ok, err := gitobject.ReadRef(gitDir, ref); err != nil {
 		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)
 	} else if !ok {
 		return fmt.Errorf("gitcli: branch %q: %w", branch, core.ErrNotFound)
@@ -348,7 +257,7 @@ func (b *Backend) Branch(ctx context.Context, repo, name string) (domain.Branch,
 	if err := gitnames.CheckBranch(name); err != nil {
 		return domain.Branch{}, err
 	}
-	oid, ok, err := readRef(gitDir, domain.BranchPrefix+name)
+	oid, ok, err := gitobject.ReadRef(gitDir, domain.BranchPrefix+name)
 	if err != nil {
 		return domain.Branch{}, fmt.Errorf("gitcli: branch %q of %s: %w", name, repo, err)
 	}
@@ -402,7 +311,7 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 	if err := gitnames.CheckTag(name); err != nil {
 		return domain.Tag{}, err
 	}
-	oid, ok, err := readRef(gitDir, domain.TagPrefix+name)
+	oid, ok, err := gitobject.ReadRef(gitDir, domain.TagPrefix+name)
 	if err != nil {
 		return domain.Tag{}, fmt.Errorf("gitcli: tag %q of %s: %w", name, repo, err)
 	}

@@ -15,11 +15,8 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// GitLab's messages for file actions (Gitlab::Git::Index, 9.x).
+// GitLab's messages (Gitlab::Git::Index, 9.x).
 const (
-	msgFileExists     = "A file with this name already exists"
-	msgFileMissing    = "A file with this name doesn't exist"
-	msgDirExists      = "A directory with this name already exists"
 	msgNotOnBranch    = "You can only create or edit files when you are on a branch"
 	msgCherryPickNoop = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
 )
@@ -42,18 +39,6 @@ func identEnv(kind string, s domain.Signature) []string {
 	}
 }
 
-// currentRef reads ref, ZeroID when it does not exist.
-func currentRef(gitDir, ref string) (string, error) {
-	oid, ok, err := readRef(gitDir, ref)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return domain.ZeroID, nil
-	}
-	return oid, nil
-}
-
 // casRef moves ref from oldID to newID (ZeroID: create / delete), or fails
 // with core.ErrStale when ref does not hold oldID.
 func (b *Backend) casRef(ctx context.Context, gitDir, ref, newID, oldID string) error {
@@ -65,7 +50,7 @@ func (b *Backend) casRef(ctx context.Context, gitDir, ref, newID, oldID string) 
 	if err == nil {
 		return nil
 	}
-	if cur, rerr := currentRef(gitDir, ref); rerr == nil && cur != oldID {
+	if cur, rerr := gitobject.CurrentRef(gitDir, ref); rerr == nil && cur != oldID {
 		return fmt.Errorf("gitcli: %s is at %s, not %s: %w", ref, cur, oldID, core.ErrStale)
 	}
 	var ge *gitError
@@ -104,65 +89,9 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 	return b.casRef(ctx, gitDir, ref, newID, oldID)
 }
 
-// indexEntry is one file of a tree being built.
-type indexEntry struct {
-	mode string // "100644", "100755", "120000", "160000"
-	id   string
-}
-
-// flatTree is a tree as a flat map of file paths, with a count of the
-// files under every directory for directory/file checks.
-type flatTree struct {
-	files map[string]indexEntry
-	dirs  map[string]int
-}
-
-func newFlatTree() *flatTree {
-	return &flatTree{files: map[string]indexEntry{}, dirs: map[string]int{}}
-}
-
-func (t *flatTree) add(p string, e indexEntry) {
-	if _, ok := t.files[p]; !ok {
-		for d := parentDir(p); d != ""; d = parentDir(d) {
-			t.dirs[d]++
-		}
-	}
-	t.files[p] = e
-}
-
-func (t *flatTree) remove(p string) {
-	if _, ok := t.files[p]; !ok {
-		return
-	}
-	delete(t.files, p)
-	for d := parentDir(p); d != ""; d = parentDir(d) {
-		if t.dirs[d]--; t.dirs[d] == 0 {
-			delete(t.dirs, d)
-		}
-	}
-}
-
-// fileAbove reports whether a proper prefix directory of p is a file.
-func (t *flatTree) fileAbove(p string) bool {
-	for d := parentDir(p); d != ""; d = parentDir(d) {
-		if _, ok := t.files[d]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-func parentDir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i < 0 {
-		return ""
-	}
-	return p[:i]
-}
-
 // loadTree lists every file of tree recursively.
-func (b *Backend) loadTree(ctx context.Context, gitDir, tree string) (*flatTree, error) {
-	t := newFlatTree()
+func (b *Backend) loadTree(ctx context.Context, gitDir, tree string) (*gitobject.FlatTree, error) {
+	t := gitobject.NewFlatTree()
 	out, err := b.runIn(ctx, gitDir, "ls-tree", "-r", "-z", "--full-tree", tree)
 	if err != nil {
 		return nil, err
@@ -176,7 +105,7 @@ func (b *Backend) loadTree(ctx context.Context, gitDir, tree string) (*flatTree,
 		if !ok || len(f) != 3 {
 			return nil, fmt.Errorf("ls-tree: bad record %q", rec)
 		}
-		t.add(string(p), indexEntry{mode: f[0], id: f[2]})
+		t.Add(string(p), gitobject.FileEntry{Mode: f[0], ID: f[2]})
 	}
 	return t, nil
 }
@@ -192,8 +121,8 @@ func (b *Backend) hashBlob(ctx context.Context, gitDir string, content []byte) (
 }
 
 // writeTree writes t as a tree through a temporary index.
-func (b *Backend) writeTree(ctx context.Context, gitDir string, t *flatTree) (string, error) {
-	if len(t.files) == 0 {
+func (b *Backend) writeTree(ctx context.Context, gitDir string, t *gitobject.FlatTree) (string, error) {
+	if len(t.Files) == 0 {
 		out, err := b.runIn(ctx, gitDir, "mktree", "-z")
 		return strings.TrimSpace(string(out)), err
 	}
@@ -204,8 +133,8 @@ func (b *Backend) writeTree(ctx context.Context, gitDir string, t *flatTree) (st
 	defer os.RemoveAll(dir)
 	env := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "index")}
 	var in bytes.Buffer
-	for p, e := range t.files {
-		fmt.Fprintf(&in, "%s %s\t%s\x00", e.mode, e.id, p)
+	for p, e := range t.Files {
+		fmt.Fprintf(&in, "%s %s\t%s\x00", e.Mode, e.ID, p)
 	}
 	if _, err := b.runInOpts(ctx, gitDir, runOpts{env: env, stdin: &in}, "update-index", "-z", "--index-info"); err != nil {
 		return "", err
@@ -294,7 +223,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 		}
 	}
 	ref := domain.BranchPrefix + req.Branch
-	head, err := currentRef(gitDir, ref)
+	head, err := gitobject.CurrentRef(gitDir, ref)
 	if err != nil {
 		return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
 	}
@@ -305,7 +234,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	if head == domain.ZeroID {
 		parent = ""
 		if req.StartBranch != "" && req.StartBranch != req.Branch {
-			start, ok, err := readRef(gitDir, domain.BranchPrefix+req.StartBranch)
+			start, ok, err := gitobject.ReadRef(gitDir, domain.BranchPrefix+req.StartBranch)
 			if err != nil {
 				return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
 			}
@@ -324,7 +253,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 		}
 	}
 
-	tree := newFlatTree()
+	tree := gitobject.NewFlatTree()
 	var parents []string
 	if parent != "" {
 		parents = []string{parent}
@@ -341,7 +270,14 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 		}
 	}
 	for _, a := range req.Actions {
-		if err := b.applyAction(ctx, gitDir, tree, a); err != nil {
+		err := tree.Apply(a, func(content []byte) (string, error) {
+			id, err := b.hashBlob(ctx, gitDir, content)
+			if err != nil {
+				return "", fmt.Errorf("gitcli: write blob for %s: %w", a.Path, err)
+			}
+			return id, nil
+		})
+		if err != nil {
 			return domain.Commit{}, err
 		}
 	}
@@ -367,78 +303,6 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	return commit, nil
 }
 
-// applyAction changes t as a applies, with GitLab's errors.
-func (b *Backend) applyAction(ctx context.Context, gitDir string, t *flatTree, a domain.FileAction) error {
-	placeable := func(p string) error {
-		if _, ok := t.files[p]; ok {
-			return invalid(msgFileExists)
-		}
-		if t.dirs[p] > 0 {
-			return invalid(msgDirExists)
-		}
-		if t.fileAbove(p) {
-			return invalid(msgFileExists)
-		}
-		return nil
-	}
-	blob := func(content []byte) (string, error) {
-		id, err := b.hashBlob(ctx, gitDir, content)
-		if err != nil {
-			return "", fmt.Errorf("gitcli: write blob for %s: %w", a.Path, err)
-		}
-		return id, nil
-	}
-	switch a.Action {
-	case domain.FileCreate:
-		if err := placeable(a.Path); err != nil {
-			return err
-		}
-		id, err := blob(a.Content)
-		if err != nil {
-			return err
-		}
-		t.add(a.Path, indexEntry{mode: "100644", id: id})
-	case domain.FileUpdate:
-		old, ok := t.files[a.Path]
-		if !ok {
-			return invalid(msgFileMissing)
-		}
-		id, err := blob(a.Content)
-		if err != nil {
-			return err
-		}
-		mode := old.mode
-		if mode == "160000" {
-			mode = "100644"
-		}
-		t.add(a.Path, indexEntry{mode: mode, id: id})
-	case domain.FileDelete:
-		if _, ok := t.files[a.Path]; !ok {
-			return invalid(msgFileMissing)
-		}
-		t.remove(a.Path)
-	case domain.FileMove:
-		old, ok := t.files[a.PreviousPath]
-		if !ok {
-			return invalid(msgFileMissing)
-		}
-		t.remove(a.PreviousPath)
-		if err := placeable(a.Path); err != nil {
-			return err
-		}
-		e := old
-		if a.Content != nil {
-			id, err := blob(a.Content)
-			if err != nil {
-				return err
-			}
-			e.id = id
-		}
-		t.add(a.Path, e)
-	}
-	return nil
-}
-
 // CreateTag makes refs/tags/name point at target.
 func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message string, tagger domain.Signature) (domain.Tag, error) {
 	gitDir, err := b.open(repo)
@@ -460,7 +324,7 @@ func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message str
 		}
 	}
 	ref := domain.TagPrefix + name
-	if _, ok, err := readRef(gitDir, ref); err != nil {
+	if _, ok, err := gitobject.ReadRef(gitDir, ref); err != nil {
 		return domain.Tag{}, fmt.Errorf("gitcli: create tag %s: %w", name, err)
 	} else if ok {
 		return domain.Tag{}, fmt.Errorf("gitcli: tag %s: %w", name, core.ErrConflict)

@@ -27,12 +27,12 @@ func (r *repoh) diffTrees(ctx context.Context, a, b string) ([]fileChange, error
 		if err != nil {
 			return err
 		}
-		for p, e := range t.files {
+		for p, e := range t.Files {
 			full := dir + p
 			if old {
-				out = append(out, fileChange{oldPath: full, newPath: full, oldMode: e.mode, oldID: e.id})
+				out = append(out, fileChange{oldPath: full, newPath: full, oldMode: e.Mode, oldID: e.ID})
 			} else {
-				out = append(out, fileChange{oldPath: full, newPath: full, newMode: e.mode, newID: e.id})
+				out = append(out, fileChange{oldPath: full, newPath: full, newMode: e.Mode, newID: e.ID})
 			}
 		}
 		return nil

@@ -141,52 +141,52 @@ func (r *repoh) mergeTrees(base, ours, theirs string) (string, []string, error) 
 		return "", nil, err
 	}
 	paths := map[string]bool{}
-	for _, t := range []*flatTree{tb, to, tt} {
-		for p := range t.files {
+	for _, t := range []*gitobject.FlatTree{tb, to, tt} {
+		for p := range t.Files {
 			paths[p] = true
 		}
 	}
-	res := newFlatTree()
+	res := gitobject.NewFlatTree()
 	var conflicts []string
 	for p := range paths {
-		eb, okb := tb.files[p]
-		eo, oko := to.files[p]
-		et, okt := tt.files[p]
+		eb, okb := tb.Files[p]
+		eo, oko := to.Files[p]
+		et, okt := tt.Files[p]
 		switch {
 		case oko == okt && eo == et:
 			if oko {
-				res.add(p, eo)
+				res.Add(p, eo)
 			}
 		case okb == oko && eb == eo:
 			if okt {
-				res.add(p, et)
+				res.Add(p, et)
 			}
 		case okb == okt && eb == et:
 			if oko {
-				res.add(p, eo)
+				res.Add(p, eo)
 			}
 		case !oko || !okt:
 			conflicts = append(conflicts, p) // modify/delete
 		default:
 			mode := ""
 			switch {
-			case eo.mode == et.mode:
-				mode = eo.mode
-			case okb && eb.mode == eo.mode:
-				mode = et.mode
-			case okb && eb.mode == et.mode:
-				mode = eo.mode
+			case eo.Mode == et.Mode:
+				mode = eo.Mode
+			case okb && eb.Mode == eo.Mode:
+				mode = et.Mode
+			case okb && eb.Mode == et.Mode:
+				mode = eo.Mode
 			}
 			regular := func(m string) bool { return m == "100644" || m == "100755" }
-			if mode == "" || !okb || !regular(eo.mode) || !regular(et.mode) || !regular(eb.mode) {
+			if mode == "" || !okb || !regular(eo.Mode) || !regular(et.Mode) || !regular(eb.Mode) {
 				conflicts = append(conflicts, p)
 				continue
 			}
-			id := eo.id
-			if eo.id != et.id {
+			id := eo.ID
+			if eo.ID != et.ID {
 				var data [3][]byte
-				for k, e := range []indexEntry{eb, eo, et} {
-					if data[k], err = r.blobData(e.id, e.mode); err != nil {
+				for k, e := range []gitobject.FileEntry{eb, eo, et} {
+					if data[k], err = r.blobData(e.ID, e.Mode); err != nil {
 						return "", nil, err
 					}
 				}
@@ -203,12 +203,12 @@ func (r *repoh) mergeTrees(base, ours, theirs string) (string, []string, error) 
 					return "", nil, err
 				}
 			}
-			res.add(p, indexEntry{mode: mode, id: id})
+			res.Add(p, gitobject.FileEntry{Mode: mode, ID: id})
 		}
 	}
 	// A file where the other side has a directory is a conflict.
-	for p := range res.files {
-		if res.dirs[p] > 0 {
+	for p := range res.Files {
+		if res.IsDir(p) {
 			conflicts = append(conflicts, p)
 		}
 	}

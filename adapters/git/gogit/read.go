@@ -23,23 +23,8 @@ func (r *repoh) resolveObject(rev string) (string, error) {
 	if err := gitnames.CheckRev(rev); err != nil {
 		return "", err
 	}
-	var candidates []string
-	switch {
-	case rev == "HEAD":
-		candidates = []string{"HEAD"}
-	case strings.HasPrefix(rev, "refs/"):
-		candidates = []string{rev}
-	default:
-		candidates = []string{domain.BranchPrefix + rev, domain.TagPrefix + rev}
-	}
-	for _, ref := range candidates {
-		oid, ok, err := readRef(r.dir, ref)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return oid, nil
-		}
+	if oid, ok, err := gitobject.ResolveRef(r.dir, rev); err != nil || ok {
+		return oid, err
 	}
 	if gitnames.IsHex(rev) {
 		id, ok, err := r.expand(rev)
@@ -117,7 +102,7 @@ func (b *Backend) DefaultBranch(ctx context.Context, repo string) (string, error
 	if err != nil {
 		return "", err
 	}
-	ref, err := headRef(r.dir)
+	ref, err := gitobject.HeadRef(r.dir)
 	if err != nil {
 		return "", fmt.Errorf("gogit: default branch of %s: %w", repo, err)
 	}
@@ -134,7 +119,7 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 		return err
 	}
 	ref := domain.BranchPrefix + branch
-	if _, ok, err := readRef(r.dir, ref); err != nil {
+	if _, ok, err := gitobject.ReadRef(r.dir, ref); err != nil {
 		return fmt.Errorf("gogit: set default branch of %s: %w", repo, err)
 	} else if !ok {
 		return fmt.Errorf("gogit: branch %q: %w", branch, core.ErrNotFound)
@@ -235,7 +220,7 @@ func (b *Backend) Branch(ctx context.Context, repo, name string) (domain.Branch,
 	if err := gitnames.CheckBranch(name); err != nil {
 		return domain.Branch{}, err
 	}
-	oid, ok, err := readRef(r.dir, domain.BranchPrefix+name)
+	oid, ok, err := gitobject.ReadRef(r.dir, domain.BranchPrefix+name)
 	if err != nil {
 		return domain.Branch{}, fmt.Errorf("gogit: branch %q of %s: %w", name, repo, err)
 	}
@@ -283,7 +268,7 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 	if err := gitnames.CheckTag(name); err != nil {
 		return domain.Tag{}, err
 	}
-	oid, ok, err := readRef(r.dir, domain.TagPrefix+name)
+	oid, ok, err := gitobject.ReadRef(r.dir, domain.TagPrefix+name)
 	if err != nil {
 		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, err)
 	}

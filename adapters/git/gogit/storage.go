@@ -12,6 +12,7 @@ import (
 
 	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -185,7 +186,7 @@ func (b *Backend) Stats(ctx context.Context, repo, ref string) (int64, int, erro
 	}
 	r := openDir(path)
 	commits := 0
-	if oid, ok, err := readRef(path, rev); err != nil {
+	if oid, ok, err := gitobject.ReadRef(path, rev); err != nil {
 		return 0, 0, fmt.Errorf("gogit: stats %s: %w", repo, err)
 	} else if ok {
 		c, err := r.peelCommit(oid)

@@ -14,11 +14,8 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// GitLab's messages for file actions (Gitlab::Git::Index, 9.x), as gitcli.
+// GitLab's messages (Gitlab::Git::Index, 9.x), as gitcli.
 const (
-	msgFileExists     = "A file with this name already exists"
-	msgFileMissing    = "A file with this name doesn't exist"
-	msgDirExists      = "A directory with this name already exists"
 	msgNotOnBranch    = "You can only create or edit files when you are on a branch"
 	msgCherryPickNoop = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
 )
@@ -55,63 +52,9 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 	return casRef(r.dir, ref, newID, oldID)
 }
 
-// indexEntry is one file of a tree being built.
-type indexEntry struct {
-	mode string
-	id   string
-}
-
-// flatTree is a tree as a flat map of file paths.
-type flatTree struct {
-	files map[string]indexEntry
-	dirs  map[string]int
-}
-
-func newFlatTree() *flatTree {
-	return &flatTree{files: map[string]indexEntry{}, dirs: map[string]int{}}
-}
-
-func (t *flatTree) add(p string, e indexEntry) {
-	if _, ok := t.files[p]; !ok {
-		for d := parentDir(p); d != ""; d = parentDir(d) {
-			t.dirs[d]++
-		}
-	}
-	t.files[p] = e
-}
-
-func (t *flatTree) remove(p string) {
-	if _, ok := t.files[p]; !ok {
-		return
-	}
-	delete(t.files, p)
-	for d := parentDir(p); d != ""; d = parentDir(d) {
-		if t.dirs[d]--; t.dirs[d] == 0 {
-			delete(t.dirs, d)
-		}
-	}
-}
-
-func (t *flatTree) fileAbove(p string) bool {
-	for d := parentDir(p); d != ""; d = parentDir(d) {
-		if _, ok := t.files[d]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-func parentDir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i < 0 {
-		return ""
-	}
-	return p[:i]
-}
-
 // loadTree lists every non-tree entry of tree recursively.
-func (r *repoh) loadTree(tree string) (*flatTree, error) {
-	t := newFlatTree()
+func (r *repoh) loadTree(tree string) (*gitobject.FlatTree, error) {
+	t := gitobject.NewFlatTree()
 	var walk func(id, dir string) error
 	walk = func(id, dir string) error {
 		entries, err := r.readTree(id)
@@ -129,7 +72,7 @@ func (r *repoh) loadTree(tree string) (*flatTree, error) {
 				}
 				continue
 			}
-			t.add(p, indexEntry{mode: e.PrintedMode(), id: e.ID})
+			t.Add(p, gitobject.FileEntry{Mode: e.PrintedMode(), ID: e.ID})
 		}
 		return nil
 	}
@@ -137,14 +80,14 @@ func (r *repoh) loadTree(tree string) (*flatTree, error) {
 }
 
 // writeTree writes t as nested tree objects, as git write-tree does.
-func (r *repoh) writeTree(t *flatTree) (string, error) {
+func (r *repoh) writeTree(t *gitobject.FlatTree) (string, error) {
 	type dirNode struct {
 		files   []gitobject.TreeEntry
 		subdirs map[string]*dirNode
 	}
 	root := &dirNode{subdirs: map[string]*dirNode{}}
-	paths := make([]string, 0, len(t.files))
-	for p := range t.files {
+	paths := make([]string, 0, len(t.Files))
+	for p := range t.Files {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
@@ -159,8 +102,8 @@ func (r *repoh) writeTree(t *flatTree) (string, error) {
 			}
 			n = c
 		}
-		e := t.files[p]
-		n.files = append(n.files, gitobject.TreeEntry{Mode: e.mode, Name: segs[len(segs)-1], ID: e.id})
+		e := t.Files[p]
+		n.files = append(n.files, gitobject.TreeEntry{Mode: e.Mode, Name: segs[len(segs)-1], ID: e.ID})
 	}
 	var write func(n *dirNode) (string, error)
 	write = func(n *dirNode) (string, error) {
@@ -255,7 +198,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 		}
 	}
 	ref := domain.BranchPrefix + req.Branch
-	head, err := currentRef(r.dir, ref)
+	head, err := gitobject.CurrentRef(r.dir, ref)
 	if err != nil {
 		return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
 	}
@@ -266,7 +209,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	if head == domain.ZeroID {
 		parent = ""
 		if req.StartBranch != "" && req.StartBranch != req.Branch {
-			start, ok, err := readRef(r.dir, domain.BranchPrefix+req.StartBranch)
+			start, ok, err := gitobject.ReadRef(r.dir, domain.BranchPrefix+req.StartBranch)
 			if err != nil {
 				return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
 			}
@@ -284,7 +227,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 			}
 		}
 	}
-	tree := newFlatTree()
+	tree := gitobject.NewFlatTree()
 	var parents []string
 	if parent != "" {
 		parents = []string{parent}
@@ -297,7 +240,14 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 		}
 	}
 	for _, a := range actions {
-		if err := r.applyAction(tree, a); err != nil {
+		err := tree.Apply(a, func(content []byte) (string, error) {
+			id, err := r.write("blob", content)
+			if err != nil {
+				return "", fmt.Errorf("gogit: write blob for %s: %w", a.Path, err)
+			}
+			return id, nil
+		})
+		if err != nil {
 			return domain.Commit{}, err
 		}
 	}
@@ -317,78 +267,6 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 		return domain.Commit{}, fmt.Errorf("gogit: read new commit %s: %w", id, err)
 	}
 	return c, nil
-}
-
-// applyAction changes t as a applies, with GitLab's errors.
-func (r *repoh) applyAction(t *flatTree, a domain.FileAction) error {
-	placeable := func(p string) error {
-		if _, ok := t.files[p]; ok {
-			return core.BadRequest(msgFileExists)
-		}
-		if t.dirs[p] > 0 {
-			return core.BadRequest(msgDirExists)
-		}
-		if t.fileAbove(p) {
-			return core.BadRequest(msgFileExists)
-		}
-		return nil
-	}
-	blob := func(content []byte) (string, error) {
-		id, err := r.write("blob", content)
-		if err != nil {
-			return "", fmt.Errorf("gogit: write blob for %s: %w", a.Path, err)
-		}
-		return id, nil
-	}
-	switch a.Action {
-	case domain.FileCreate:
-		if err := placeable(a.Path); err != nil {
-			return err
-		}
-		id, err := blob(a.Content)
-		if err != nil {
-			return err
-		}
-		t.add(a.Path, indexEntry{mode: "100644", id: id})
-	case domain.FileUpdate:
-		old, ok := t.files[a.Path]
-		if !ok {
-			return core.BadRequest(msgFileMissing)
-		}
-		id, err := blob(a.Content)
-		if err != nil {
-			return err
-		}
-		mode := old.mode
-		if mode == "160000" {
-			mode = "100644"
-		}
-		t.add(a.Path, indexEntry{mode: mode, id: id})
-	case domain.FileDelete:
-		if _, ok := t.files[a.Path]; !ok {
-			return core.BadRequest(msgFileMissing)
-		}
-		t.remove(a.Path)
-	case domain.FileMove:
-		old, ok := t.files[a.PreviousPath]
-		if !ok {
-			return core.BadRequest(msgFileMissing)
-		}
-		t.remove(a.PreviousPath)
-		if err := placeable(a.Path); err != nil {
-			return err
-		}
-		e := old
-		if a.Content != nil {
-			id, err := blob(a.Content)
-			if err != nil {
-				return err
-			}
-			e.id = id
-		}
-		t.add(a.Path, e)
-	}
-	return nil
 }
 
 // CreateTag makes refs/tags/name point at target.
@@ -412,7 +290,7 @@ func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message str
 		}
 	}
 	ref := domain.TagPrefix + name
-	if _, ok, err := readRef(r.dir, ref); err != nil {
+	if _, ok, err := gitobject.ReadRef(r.dir, ref); err != nil {
 		return domain.Tag{}, fmt.Errorf("gogit: create tag %s: %w", name, err)
 	} else if ok {
 		return domain.Tag{}, fmt.Errorf("gogit: tag %s: %w", name, core.ErrConflict)
