@@ -12,10 +12,15 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
+	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
 var _ ports.RepoBackend = (*Backend)(nil)
+
+// check runs the request checks both backends share, naming this backend
+// in its errors.
+const check = gitinput.Checker("gitcli")
 
 // Backend stores bare repositories under a root directory.
 type Backend struct {

@@ -59,16 +59,8 @@ func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeSpec) 
 	if err != nil {
 		return domain.MergeResult{}, err
 	}
-	if !req.DryRun {
-		if err := checkSignature("author", req.Author); err != nil {
-			return domain.MergeResult{}, err
-		}
-		if err := checkSignature("committer", req.Committer); err != nil {
-			return domain.MergeResult{}, err
-		}
-		if strings.ContainsRune(req.Message, 0) {
-			return domain.MergeResult{}, fmt.Errorf("gitcli: merge message contains NUL: %w", core.ErrInvalid)
-		}
+	if err := check.Merge(req); err != nil {
+		return domain.MergeResult{}, err
 	}
 	ids, err := b.resolveCommits(ctx, gitDir, req.Ours, req.Theirs)
 	if err != nil {
@@ -103,13 +95,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	if err != nil {
 		return domain.MergeResult{}, err
 	}
-	if err := checkSignature("committer", committer); err != nil {
-		return domain.MergeResult{}, err
-	}
-	if err := gitnames.CheckRev(sha); err != nil {
-		return domain.MergeResult{}, err
-	}
-	if err := gitnames.CheckRev(onto); err != nil {
+	if err := check.CherryPick(sha, onto, committer); err != nil {
 		return domain.MergeResult{}, err
 	}
 	var pick, target domain.Commit

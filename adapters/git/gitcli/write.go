@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -20,15 +19,6 @@ const (
 	msgNotOnBranch    = "You can only create or edit files when you are on a branch"
 	msgCherryPickNoop = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
 )
-
-// checkSignature refuses what git would mangle or reject in an ident.
-func checkSignature(what string, s domain.Signature) error {
-	if strings.TrimSpace(s.Name) == "" || strings.TrimSpace(s.Email) == "" ||
-		strings.ContainsAny(s.Name+s.Email, "<>\n\x00") {
-		return fmt.Errorf("gitcli: invalid %s %q <%s>: %w", what, s.Name, s.Email, core.ErrInvalid)
-	}
-	return nil
-}
 
 // identEnv sets a git identity (author or committer) with its date.
 func identEnv(kind string, s domain.Signature) []string {
@@ -67,11 +57,8 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 	if err != nil {
 		return err
 	}
-	if err := gitnames.CheckFullRef(ref); err != nil {
+	if err := check.UpdateRef(ref, newID, oldID); err != nil {
 		return err
-	}
-	if !gitnames.IsOID(newID) || !gitnames.IsOID(oldID) || (newID == domain.ZeroID && oldID == domain.ZeroID) {
-		return fmt.Errorf("gitcli: update %s: invalid object names %q, %q: %w", ref, newID, oldID, core.ErrInvalid)
 	}
 	if newID != domain.ZeroID {
 		var o object
@@ -161,66 +148,15 @@ func (b *Backend) commitTree(ctx context.Context, gitDir, tree string, parents [
 	return strings.TrimSpace(string(out)), nil
 }
 
-func invalid(msg string) error { return core.BadRequest(msg) }
-
 // CommitFiles writes one commit applying every action to the branch head.
 func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.CommitFiles) (domain.Commit, error) {
 	gitDir, err := b.open(repo)
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	if err := gitnames.CheckBranch(req.Branch); err != nil {
+	actions, err := check.CommitFiles(req)
+	if err != nil {
 		return domain.Commit{}, err
-	}
-	if req.StartBranch != "" {
-		if err := gitnames.CheckBranch(req.StartBranch); err != nil {
-			return domain.Commit{}, err
-		}
-	}
-	if req.ExpectedHead != "" && !gitnames.IsOID(req.ExpectedHead) {
-		return domain.Commit{}, fmt.Errorf("gitcli: expected head %q: %w", req.ExpectedHead, core.ErrInvalid)
-	}
-	if err := checkSignature("author", req.Author); err != nil {
-		return domain.Commit{}, err
-	}
-	if err := checkSignature("committer", req.Committer); err != nil {
-		return domain.Commit{}, err
-	}
-	if strings.ContainsRune(req.Message, 0) {
-		return domain.Commit{}, fmt.Errorf("gitcli: commit message contains NUL: %w", core.ErrInvalid)
-	}
-	if len(req.Actions) == 0 {
-		return domain.Commit{}, invalid("No actions given")
-	}
-	for i, a := range req.Actions {
-		p, err := gitnames.CleanPath(a.Path)
-		if err != nil {
-			return domain.Commit{}, err
-		}
-		if p == "" {
-			return domain.Commit{}, invalid("Invalid path")
-		}
-		if err := gitnames.CheckWritePath(p); err != nil {
-			return domain.Commit{}, err
-		}
-		req.Actions[i].Path = p
-		switch a.Action {
-		case domain.FileCreate, domain.FileUpdate, domain.FileDelete:
-		case domain.FileMove:
-			pp, err := gitnames.CleanPath(a.PreviousPath)
-			if err != nil {
-				return domain.Commit{}, err
-			}
-			if pp == "" {
-				return domain.Commit{}, invalid("Invalid path")
-			}
-			if err := gitnames.CheckWritePath(pp); err != nil {
-				return domain.Commit{}, err
-			}
-			req.Actions[i].PreviousPath = pp
-		default:
-			return domain.Commit{}, fmt.Errorf("gitcli: unknown file action %q: %w", a.Action, core.ErrInvalid)
-		}
 	}
 	ref := domain.BranchPrefix + req.Branch
 	head, err := gitobject.CurrentRef(gitDir, ref)
@@ -239,7 +175,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 				return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
 			}
 			if !ok {
-				return domain.Commit{}, invalid(msgNotOnBranch)
+				return domain.Commit{}, core.BadRequest(msgNotOnBranch)
 			}
 			parent = start
 		} else {
@@ -248,7 +184,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 				return domain.Commit{}, err
 			}
 			if !empty {
-				return domain.Commit{}, invalid(msgNotOnBranch)
+				return domain.Commit{}, core.BadRequest(msgNotOnBranch)
 			}
 		}
 	}
@@ -269,7 +205,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 			return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
 		}
 	}
-	for _, a := range req.Actions {
+	for _, a := range actions {
 		err := tree.Apply(a, func(content []byte) (string, error) {
 			id, err := b.hashBlob(ctx, gitDir, content)
 			if err != nil {
@@ -309,19 +245,8 @@ func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message str
 	if err != nil {
 		return domain.Tag{}, err
 	}
-	if err := gitnames.CheckTag(name); err != nil {
+	if err := check.Tag(name, target, message, tagger); err != nil {
 		return domain.Tag{}, err
-	}
-	if err := gitnames.CheckRev(target); err != nil {
-		return domain.Tag{}, err
-	}
-	if message != "" {
-		if err := checkSignature("tagger", tagger); err != nil {
-			return domain.Tag{}, err
-		}
-		if strings.ContainsRune(message, 0) {
-			return domain.Tag{}, fmt.Errorf("gitcli: tag message contains NUL: %w", core.ErrInvalid)
-		}
 	}
 	ref := domain.TagPrefix + name
 	if _, ok, err := gitobject.ReadRef(gitDir, ref); err != nil {

@@ -8,13 +8,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/dsnet/compress/bzip2"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
-	"github.com/hearth-forge/hearth/core"
 )
 
 // Archive writes the tree of rev as git archive does: a pax header with
@@ -25,17 +23,8 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 	if err != nil {
 		return err
 	}
-	switch format {
-	case "tar", "tar.gz", "tar.bz2", "zip":
-	default:
-		return fmt.Errorf("gogit: archive format %q: %w", format, core.ErrInvalid)
-	}
-	if prefix != "" {
-		p, err := gitnames.CleanPath(prefix)
-		if err != nil || p == "" || strings.HasPrefix(p, "-") {
-			return fmt.Errorf("gogit: archive prefix %q: %w", prefix, core.ErrInvalid)
-		}
-		prefix = p + "/"
+	if prefix, err = check.Archive(format, prefix); err != nil {
+		return err
 	}
 	if err := gitnames.CheckRev(rev); err != nil {
 		return err

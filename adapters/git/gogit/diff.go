@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -274,13 +273,8 @@ func printMode(m string) string {
 
 // diffEnds resolves the two trees of a diff.
 func (r *repoh) diffEnds(from, to string) (string, string, error) {
-	if err := gitnames.CheckRev(to); err != nil {
+	if err := check.Diff(from, to); err != nil {
 		return "", "", err
-	}
-	if from != "" {
-		if err := gitnames.CheckRev(from); err != nil {
-			return "", "", err
-		}
 	}
 	tc, err := r.resolveCommit(to)
 	if err != nil {

@@ -28,12 +28,17 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
+	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
 var _ ports.RepoBackend = (*Backend)(nil)
+
+// check runs the request checks both backends share, naming this backend
+// in its errors.
+const check = gitinput.Checker("gogit")
 
 // Backend stores bare repositories under a root directory.
 type Backend struct {

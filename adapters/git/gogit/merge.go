@@ -5,9 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -236,16 +234,8 @@ func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeSpec) 
 	if err != nil {
 		return domain.MergeResult{}, err
 	}
-	if !req.DryRun {
-		if err := checkSignature("author", req.Author); err != nil {
-			return domain.MergeResult{}, err
-		}
-		if err := checkSignature("committer", req.Committer); err != nil {
-			return domain.MergeResult{}, err
-		}
-		if strings.ContainsRune(req.Message, 0) {
-			return domain.MergeResult{}, fmt.Errorf("gogit: merge message contains NUL: %w", core.ErrInvalid)
-		}
+	if err := check.Merge(req); err != nil {
+		return domain.MergeResult{}, err
 	}
 	ids, err := r.resolveCommits(req.Ours, req.Theirs)
 	if err != nil {
@@ -290,13 +280,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	if err != nil {
 		return domain.MergeResult{}, err
 	}
-	if err := checkSignature("committer", committer); err != nil {
-		return domain.MergeResult{}, err
-	}
-	if err := gitnames.CheckRev(sha); err != nil {
-		return domain.MergeResult{}, err
-	}
-	if err := gitnames.CheckRev(onto); err != nil {
+	if err := check.CherryPick(sha, onto, committer); err != nil {
 		return domain.MergeResult{}, err
 	}
 	fail := func(err error) (domain.MergeResult, error) {

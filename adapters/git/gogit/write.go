@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -20,25 +19,14 @@ const (
 	msgCherryPickNoop = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
 )
 
-func checkSignature(what string, s domain.Signature) error {
-	if strings.TrimSpace(s.Name) == "" || strings.TrimSpace(s.Email) == "" ||
-		strings.ContainsAny(s.Name+s.Email, "<>\n\x00") {
-		return fmt.Errorf("gogit: invalid %s %q <%s>: %w", what, s.Name, s.Email, core.ErrInvalid)
-	}
-	return nil
-}
-
 // UpdateRef moves the full ref name from oldID to newID.
 func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string) error {
 	r, err := b.open(repo)
 	if err != nil {
 		return err
 	}
-	if err := gitnames.CheckFullRef(ref); err != nil {
+	if err := check.UpdateRef(ref, newID, oldID); err != nil {
 		return err
-	}
-	if !gitnames.IsOID(newID) || !gitnames.IsOID(oldID) || (newID == domain.ZeroID && oldID == domain.ZeroID) {
-		return fmt.Errorf("gogit: update %s: invalid object names %q, %q: %w", ref, newID, oldID, core.ErrInvalid)
 	}
 	if newID != domain.ZeroID {
 		o, err := r.read(newID)
@@ -143,59 +131,9 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	if err := gitnames.CheckBranch(req.Branch); err != nil {
+	actions, err := check.CommitFiles(req)
+	if err != nil {
 		return domain.Commit{}, err
-	}
-	if req.StartBranch != "" {
-		if err := gitnames.CheckBranch(req.StartBranch); err != nil {
-			return domain.Commit{}, err
-		}
-	}
-	if req.ExpectedHead != "" && !gitnames.IsOID(req.ExpectedHead) {
-		return domain.Commit{}, fmt.Errorf("gogit: expected head %q: %w", req.ExpectedHead, core.ErrInvalid)
-	}
-	if err := checkSignature("author", req.Author); err != nil {
-		return domain.Commit{}, err
-	}
-	if err := checkSignature("committer", req.Committer); err != nil {
-		return domain.Commit{}, err
-	}
-	if strings.ContainsRune(req.Message, 0) {
-		return domain.Commit{}, fmt.Errorf("gogit: commit message contains NUL: %w", core.ErrInvalid)
-	}
-	if len(req.Actions) == 0 {
-		return domain.Commit{}, core.BadRequest("No actions given")
-	}
-	actions := append([]domain.FileAction(nil), req.Actions...)
-	for i, a := range actions {
-		p, err := gitnames.CleanPath(a.Path)
-		if err != nil {
-			return domain.Commit{}, err
-		}
-		if p == "" {
-			return domain.Commit{}, core.BadRequest("Invalid path")
-		}
-		if err := gitnames.CheckWritePath(p); err != nil {
-			return domain.Commit{}, err
-		}
-		actions[i].Path = p
-		switch a.Action {
-		case domain.FileCreate, domain.FileUpdate, domain.FileDelete:
-		case domain.FileMove:
-			pp, err := gitnames.CleanPath(a.PreviousPath)
-			if err != nil {
-				return domain.Commit{}, err
-			}
-			if pp == "" {
-				return domain.Commit{}, core.BadRequest("Invalid path")
-			}
-			if err := gitnames.CheckWritePath(pp); err != nil {
-				return domain.Commit{}, err
-			}
-			actions[i].PreviousPath = pp
-		default:
-			return domain.Commit{}, fmt.Errorf("gogit: unknown file action %q: %w", a.Action, core.ErrInvalid)
-		}
 	}
 	ref := domain.BranchPrefix + req.Branch
 	head, err := gitobject.CurrentRef(r.dir, ref)
@@ -275,19 +213,8 @@ func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message str
 	if err != nil {
 		return domain.Tag{}, err
 	}
-	if err := gitnames.CheckTag(name); err != nil {
+	if err := check.Tag(name, target, message, tagger); err != nil {
 		return domain.Tag{}, err
-	}
-	if err := gitnames.CheckRev(target); err != nil {
-		return domain.Tag{}, err
-	}
-	if message != "" {
-		if err := checkSignature("tagger", tagger); err != nil {
-			return domain.Tag{}, err
-		}
-		if strings.ContainsRune(message, 0) {
-			return domain.Tag{}, fmt.Errorf("gogit: tag message contains NUL: %w", core.ErrInvalid)
-		}
 	}
 	ref := domain.TagPrefix + name
 	if _, ok, err := gitobject.ReadRef(r.dir, ref); err != nil {
