@@ -42,25 +42,6 @@ func (b *Backend) resolveObject(c *catFile, gitDir, rev string) (string, error) 
 	return "", fmt.Errorf("gitcli: revision %q: %w", rev, core.ErrNotFound)
 }
 
-// peel follows tags from oid to the first object that is not a tag.
-func peel(c *catFile, oid string) (object, error) {
-	for range 10 {
-		o, err := c.contents(oid)
-		if err != nil {
-			return object{}, err
-		}
-		if o.Type != "tag" {
-			return o, nil
-		}
-		t, err := gitobject.ParseTag(o.ID, o.Data)
-		if err != nil {
-			return object{}, err
-		}
-		oid = t.Object
-	}
-	return object{}, fmt.Errorf("tag chain from %s is too long", oid)
-}
-
 // resolveCommit returns the commit rev names (tags peeled);
 // core.ErrNotFound when it names no commit.
 func (b *Backend) resolveCommit(c *catFile, gitDir, rev string) (domain.Commit, error) {
@@ -68,7 +49,7 @@ func (b *Backend) resolveCommit(c *catFile, gitDir, rev string) (domain.Commit, 
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	o, err := peel(c, oid)
+	o, err := gitobject.Peel(c, oid)
 	if err != nil {
 		return domain.Commit{}, err
 	}
@@ -184,7 +165,7 @@ func (b *Backend) Commit(ctx context.Context, repo, rev string) (domain.Commit, 
 // refRecord is one ref listed by forEachRef with its object's raw content.
 type refRecord struct {
 	name string
-	obj  object
+	obj  gitobject.Object
 }
 
 // forEachRef lists the refs under prefix with their objects, in one git
@@ -216,7 +197,7 @@ func (b *Backend) forEachRef(ctx context.Context, gitDir, prefix string) ([]refR
 		if err != nil || size < 0 || len(out) < size+1 {
 			return nil, fmt.Errorf("for-each-ref: bad record of %s", name)
 		}
-		recs = append(recs, refRecord{name: name, obj: object{ID: f[0], Type: f[1], Size: int64(size), Data: out[:size]}})
+		recs = append(recs, refRecord{name: name, obj: gitobject.Object{ID: f[0], Type: f[1], Size: int64(size), Data: out[:size]}})
 		out = out[size+1:]
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].name < recs[j].name })
@@ -235,13 +216,9 @@ func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, e
 	}
 	branches := make([]domain.Branch, 0, len(recs))
 	for _, r := range recs {
-		br := domain.Branch{Name: strings.TrimPrefix(r.name, domain.BranchPrefix)}
-		if r.obj.Type == "commit" {
-			if br.Commit, err = gitobject.ParseCommit(r.obj.ID, r.obj.Data); err != nil {
-				return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
-			}
-		} else {
-			br.Commit = domain.Commit{ID: r.obj.ID, ParentIDs: []string{}}
+		br, err := gitobject.MakeBranch(strings.TrimPrefix(r.name, domain.BranchPrefix), r.obj)
+		if err != nil {
+			return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
 		}
 		branches = append(branches, br)
 	}
@@ -288,7 +265,7 @@ func (b *Backend) Tags(ctx context.Context, repo string) ([]domain.Tag, error) {
 	tags := make([]domain.Tag, 0, len(recs))
 	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
 		for _, r := range recs {
-			t, err := makeTag(c, strings.TrimPrefix(r.name, domain.TagPrefix), r.obj)
+			t, err := gitobject.MakeTag(c, strings.TrimPrefix(r.name, domain.TagPrefix), r.obj)
 			if err != nil {
 				return err
 			}
@@ -324,39 +301,11 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 		if err != nil {
 			return err
 		}
-		tag, err = makeTag(c, name, o)
+		tag, err = gitobject.MakeTag(c, name, o)
 		return err
 	})
 	if err != nil {
 		return domain.Tag{}, fmt.Errorf("gitcli: tag %q of %s: %w", name, repo, err)
-	}
-	return tag, nil
-}
-
-// makeTag builds a Tag from the object its ref points at.
-func makeTag(c *catFile, name string, o object) (domain.Tag, error) {
-	tag := domain.Tag{Name: name, TargetID: o.ID, Commit: domain.Commit{ParentIDs: []string{}}}
-	if o.Type == "tag" {
-		t, err := gitobject.ParseTag(o.ID, o.Data)
-		if err != nil {
-			return domain.Tag{}, err
-		}
-		msg := t.Message
-		tag.Message = &msg
-		tag.Tagger = t.Tagger
-		if o, err = peel(c, t.Object); err != nil {
-			if errors.Is(err, errMissing) {
-				return tag, nil
-			}
-			return domain.Tag{}, err
-		}
-	}
-	if o.Type == "commit" {
-		commit, err := gitobject.ParseCommit(o.ID, o.Data)
-		if err != nil {
-			return domain.Tag{}, err
-		}
-		tag.Commit = commit
 	}
 	return tag, nil
 }

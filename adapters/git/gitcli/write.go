@@ -61,7 +61,7 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 		return err
 	}
 	if newID != domain.ZeroID {
-		var o object
+		var o gitobject.Object
 		err := b.withCatFile(ctx, gitDir, func(c *catFile) error {
 			o, err = c.info(newID)
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/dsnet/compress/bzip2"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 )
 
 // Archive writes the tree of rev as git archive does: a pax header with
@@ -48,7 +49,7 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		entries, err := r.readTree(tree)
+		entries, err := gitobject.ReadTree(r, tree)
 		if err != nil {
 			return err
 		}
@@ -63,7 +64,7 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 			case e.Mode == "160000":
 				items = append(items, item{path: p + "/", mode: "40000"})
 			default:
-				o, err := r.read(e.ID)
+				o, err := r.ReadObject(e.ID)
 				if err != nil {
 					return err
 				}

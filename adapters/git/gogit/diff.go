@@ -43,11 +43,11 @@ func (r *repoh) diffTrees(ctx context.Context, a, b string) ([]fileChange, error
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ea, err := r.readTree(a)
+		ea, err := gitobject.ReadTree(r, a)
 		if err != nil {
 			return err
 		}
-		eb, err := r.readTree(b)
+		eb, err := gitobject.ReadTree(r, b)
 		if err != nil {
 			return err
 		}
@@ -109,7 +109,7 @@ func (r *repoh) blobData(id, mode string) ([]byte, error) {
 	if mode == "160000" {
 		return []byte("Subproject commit " + id + "\n"), nil
 	}
-	o, err := r.read(id)
+	o, err := r.ReadObject(id)
 	if err != nil {
 		return nil, err
 	}

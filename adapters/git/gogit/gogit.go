@@ -30,6 +30,7 @@ import (
 	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -83,37 +84,28 @@ func openDir(dir string) *repoh {
 	return &repoh{dir: dir, st: st}
 }
 
-// object is a raw object.
-type object struct {
-	ID   string
-	Type string
-	Data []byte
-}
-
-var errMissing = errors.New("object missing")
-
-// read reads the object id (full name).
-func (r *repoh) read(id string) (object, error) {
+// ReadObject reads the object id (full name).
+func (r *repoh) ReadObject(id string) (gitobject.Object, error) {
 	if !gitnames.IsOID(id) {
-		return object{}, fmt.Errorf("object %q: %w", id, core.ErrNotFound)
+		return gitobject.Object{}, fmt.Errorf("object %q: %w", id, core.ErrNotFound)
 	}
 	o, err := r.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(id))
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return object{}, fmt.Errorf("object %s: %w (%w)", id, core.ErrNotFound, errMissing)
+			return gitobject.Object{}, fmt.Errorf("object %s: %w (%w)", id, core.ErrNotFound, gitobject.ErrMissing)
 		}
-		return object{}, fmt.Errorf("read object %s: %w", id, err)
+		return gitobject.Object{}, fmt.Errorf("read object %s: %w", id, err)
 	}
 	rd, err := o.Reader()
 	if err != nil {
-		return object{}, fmt.Errorf("read object %s: %w", id, err)
+		return gitobject.Object{}, fmt.Errorf("read object %s: %w", id, err)
 	}
 	defer rd.Close()
 	data, err := io.ReadAll(rd)
 	if err != nil {
-		return object{}, fmt.Errorf("read object %s: %w", id, err)
+		return gitobject.Object{}, fmt.Errorf("read object %s: %w", id, err)
 	}
-	return object{ID: id, Type: o.Type().String(), Data: data}, nil
+	return gitobject.Object{ID: id, Type: o.Type().String(), Size: int64(len(data)), Data: data}, nil
 }
 
 // expand turns an abbreviated object name (at least 4 hex digits) into

@@ -105,7 +105,7 @@ func (w *walker) entryAt(tree string) (string, error) {
 	if tree == gitobject.EmptyTree {
 		return "", nil
 	}
-	e, ok, err := w.r.lookupPath(tree, w.path)
+	e, ok, err := gitobject.LookupPath(w.r, tree, w.path)
 	if err != nil || !ok {
 		return "", err
 	}

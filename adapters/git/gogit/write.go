@@ -29,7 +29,7 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 		return err
 	}
 	if newID != domain.ZeroID {
-		o, err := r.read(newID)
+		o, err := r.ReadObject(newID)
 		if err != nil {
 			return fmt.Errorf("gogit: update %s to %s: %w", ref, newID, err)
 		}
@@ -45,7 +45,7 @@ func (r *repoh) loadTree(tree string) (*gitobject.FlatTree, error) {
 	t := gitobject.NewFlatTree()
 	var walk func(id, dir string) error
 	walk = func(id, dir string) error {
-		entries, err := r.readTree(id)
+		entries, err := gitobject.ReadTree(r, id)
 		if err != nil {
 			return err
 		}
