@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
@@ -23,7 +24,7 @@ func (b *Backend) mergeTrees(ctx context.Context, gitDir, ours, theirs string) (
 	if err != nil && exitCode(err) != 1 {
 		var ge *gitError
 		if errors.As(err, &ge) && strings.Contains(ge.stderr, "unrelated histories") {
-			return "", nil, core.BadRequest("The branches have no common history")
+			return "", nil, core.BadRequest(gitinput.MsgNoCommonHistory)
 		}
 		return "", nil, err
 	}
@@ -107,8 +108,8 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 		if target, err = b.resolveCommit(c, gitDir, onto); err != nil {
 			return err
 		}
-		if len(pick.ParentIDs) > 1 {
-			return core.BadRequest("Sorry, we cannot cherry-pick a merge commit")
+		if err := check.CherryPickable(pick); err != nil {
+			return err
 		}
 		if len(pick.ParentIDs) == 1 {
 			parent, err := readCommit(c, pick.ParentIDs[0])
@@ -152,7 +153,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 		return domain.MergeResult{Conflicts: conflicts}, nil
 	}
 	if tree == target.TreeID {
-		return domain.MergeResult{}, core.BadRequest(msgCherryPickNoop)
+		return domain.MergeResult{}, core.BadRequest(gitinput.MsgNothingToPick)
 	}
 	id, err := b.commitTree(ctx, gitDir, tree, []string{target.ID}, pick.Message, pick.Author, committer)
 	if err != nil {

@@ -14,12 +14,6 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// GitLab's messages (Gitlab::Git::Index, 9.x).
-const (
-	msgNotOnBranch    = "You can only create or edit files when you are on a branch"
-	msgCherryPickNoop = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
-)
-
 // identEnv sets a git identity (author or committer) with its date.
 func identEnv(kind string, s domain.Signature) []string {
 	return []string{
@@ -158,37 +152,10 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	ref := domain.BranchPrefix + req.Branch
-	head, err := gitobject.CurrentRef(gitDir, ref)
+	ref, head, parent, err := check.CommitBase(gitDir, req, func() (bool, error) { return b.IsEmpty(ctx, repo) })
 	if err != nil {
-		return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
+		return domain.Commit{}, err
 	}
-	if req.ExpectedHead != "" && req.ExpectedHead != head {
-		return domain.Commit{}, fmt.Errorf("gitcli: %s is at %s, not %s: %w", ref, head, req.ExpectedHead, core.ErrStale)
-	}
-	parent := head
-	if head == domain.ZeroID {
-		parent = ""
-		if req.StartBranch != "" && req.StartBranch != req.Branch {
-			start, ok, err := gitobject.ReadRef(gitDir, domain.BranchPrefix+req.StartBranch)
-			if err != nil {
-				return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
-			}
-			if !ok {
-				return domain.Commit{}, core.BadRequest(msgNotOnBranch)
-			}
-			parent = start
-		} else {
-			empty, err := b.IsEmpty(ctx, repo)
-			if err != nil {
-				return domain.Commit{}, err
-			}
-			if !empty {
-				return domain.Commit{}, core.BadRequest(msgNotOnBranch)
-			}
-		}
-	}
-
 	tree := gitobject.NewFlatTree()
 	var parents []string
 	if parent != "" {

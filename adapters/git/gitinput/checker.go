@@ -1,9 +1,11 @@
-// Package gitinput checks a request to a git backend as a whole before the
-// backend touches a repository: signatures, messages, file actions, ref
-// updates, archive and transport parameters. The names inside a request
-// are checked with gitnames' rules. Both backends (gitcli, gogit) run the
-// same checks, so they refuse exactly the same requests with the same
-// errors: core.ErrInvalid, or core.BadRequest with GitLab's message.
+// Package gitinput checks a request to a git backend before the backend
+// writes anything: signatures, messages, file actions, ref updates,
+// archive and transport parameters (checker.go, params.go), and what a
+// request asks of the repository's refs and commits (repository.go). The
+// names inside a request are checked with gitnames' rules. Both backends
+// (gitcli, gogit) run the same checks, so they refuse exactly the same
+// requests with the same errors: core.ErrInvalid, or core.BadRequest with
+// GitLab's message.
 package gitinput
 
 import (

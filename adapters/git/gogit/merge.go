@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -247,7 +248,7 @@ func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeSpec) 
 		return domain.MergeResult{}, fmt.Errorf("gogit: merge in %s: %w", repo, err)
 	}
 	if len(bases) == 0 {
-		return domain.MergeResult{}, core.BadRequest("The branches have no common history")
+		return domain.MergeResult{}, core.BadRequest(gitinput.MsgNoCommonHistory)
 	}
 	trees := [3]string{}
 	for k, id := range []string{bases[0], ids[0], ids[1]} {
@@ -294,8 +295,8 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	if err != nil {
 		return fail(err)
 	}
-	if len(pick.ParentIDs) > 1 {
-		return fail(core.BadRequest("Sorry, we cannot cherry-pick a merge commit"))
+	if err := check.CherryPickable(pick); err != nil {
+		return fail(err)
 	}
 	baseTree := gitobject.EmptyTree
 	if len(pick.ParentIDs) == 1 {
@@ -313,7 +314,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 		return domain.MergeResult{Conflicts: conflicts}, nil
 	}
 	if tree == target.TreeID {
-		return domain.MergeResult{}, core.BadRequest(msgCherryPickNoop)
+		return domain.MergeResult{}, core.BadRequest(gitinput.MsgNothingToPick)
 	}
 	id, err := r.commitTree(tree, []string{target.ID}, pick.Message, pick.Author, committer)
 	if err != nil {

@@ -13,12 +13,6 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// GitLab's messages (Gitlab::Git::Index, 9.x), as gitcli.
-const (
-	msgNotOnBranch    = "You can only create or edit files when you are on a branch"
-	msgCherryPickNoop = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
-)
-
 // UpdateRef moves the full ref name from oldID to newID.
 func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string) error {
 	r, err := b.open(repo)
@@ -135,35 +129,15 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	ref := domain.BranchPrefix + req.Branch
-	head, err := gitobject.CurrentRef(r.dir, ref)
-	if err != nil {
-		return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
-	}
-	if req.ExpectedHead != "" && req.ExpectedHead != head {
-		return domain.Commit{}, fmt.Errorf("gogit: %s is at %s, not %s: %w", ref, head, req.ExpectedHead, core.ErrStale)
-	}
-	parent := head
-	if head == domain.ZeroID {
-		parent = ""
-		if req.StartBranch != "" && req.StartBranch != req.Branch {
-			start, ok, err := gitobject.ReadRef(r.dir, domain.BranchPrefix+req.StartBranch)
-			if err != nil {
-				return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
-			}
-			if !ok {
-				return domain.Commit{}, core.BadRequest(msgNotOnBranch)
-			}
-			parent = start
-		} else {
-			refs, err := listRefs(r.dir, "refs/")
-			if err != nil {
-				return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
-			}
-			if len(refs) > 0 {
-				return domain.Commit{}, core.BadRequest(msgNotOnBranch)
-			}
+	ref, head, parent, err := check.CommitBase(r.dir, req, func() (bool, error) {
+		refs, err := listRefs(r.dir, "refs/")
+		if err != nil {
+			return false, fmt.Errorf("gogit: commit to %s: %w", domain.BranchPrefix+req.Branch, err)
 		}
+		return len(refs) == 0, nil
+	})
+	if err != nil {
+		return domain.Commit{}, err
 	}
 	tree := gitobject.NewFlatTree()
 	var parents []string
