@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 )
 
@@ -26,10 +25,7 @@ func (b *Backend) Create(ctx context.Context, repo, defaultBranch string) error 
 	if err != nil {
 		return err
 	}
-	if defaultBranch == "" {
-		defaultBranch = "master"
-	}
-	if err := gitnames.CheckBranch(defaultBranch); err != nil {
+	if defaultBranch, err = check.InitialBranch(defaultBranch); err != nil {
 		return err
 	}
 	err = b.build(ctx, final, func(tmp string) error {

@@ -212,14 +212,9 @@ func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message str
 	if err != nil {
 		return domain.Tag{}, err
 	}
-	if err := check.Tag(name, target, message, tagger); err != nil {
+	ref, err := check.Tag(gitDir, name, target, message, tagger)
+	if err != nil {
 		return domain.Tag{}, err
-	}
-	ref := domain.TagPrefix + name
-	if _, ok, err := gitobject.ReadRef(gitDir, ref); err != nil {
-		return domain.Tag{}, fmt.Errorf("gitcli: create tag %s: %w", name, err)
-	} else if ok {
-		return domain.Tag{}, fmt.Errorf("gitcli: tag %s: %w", name, core.ErrConflict)
 	}
 	ids, err := b.resolveCommits(ctx, gitDir, target)
 	if err != nil {

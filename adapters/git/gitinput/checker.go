@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -107,22 +108,44 @@ func writePath(p string) (string, error) {
 	return p, nil
 }
 
-// Tag checks the creation of tag name at revision target; a message
-// makes it an annotated tag, which needs a tagger.
-func (c Checker) Tag(name, target, message string, tagger domain.Signature) error {
+// InitialBranch is the branch a new repository's HEAD names: name, or
+// "master" when it is empty.
+func (c Checker) InitialBranch(name string) (string, error) {
+	if name == "" {
+		name = "master"
+	}
+	if err := gitnames.CheckBranch(name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// Tag checks the creation of tag name at revision target in the bare
+// repository at gitDir, and returns the tag's full ref name; a message
+// makes it an annotated tag, which needs a tagger. A tag that exists is
+// core.ErrConflict.
+func (c Checker) Tag(gitDir, name, target, message string, tagger domain.Signature) (string, error) {
 	if err := gitnames.CheckTag(name); err != nil {
-		return err
+		return "", err
 	}
 	if err := gitnames.CheckRev(target); err != nil {
-		return err
+		return "", err
 	}
-	if message == "" {
-		return nil
+	if message != "" {
+		if err := c.Signature("tagger", tagger); err != nil {
+			return "", err
+		}
+		if err := c.message("tag", message); err != nil {
+			return "", err
+		}
 	}
-	if err := c.Signature("tagger", tagger); err != nil {
-		return err
+	ref := domain.TagPrefix + name
+	if _, ok, err := gitobject.ReadRef(gitDir, ref); err != nil {
+		return "", fmt.Errorf("%s: create tag %s: %w", c, name, err)
+	} else if ok {
+		return "", fmt.Errorf("%s: tag %s: %w", c, name, core.ErrConflict)
 	}
-	return c.message("tag", message)
+	return ref, nil
 }
 
 // Merge checks what a merge commit needs (nothing for a dry run); the

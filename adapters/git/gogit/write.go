@@ -187,14 +187,9 @@ func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message str
 	if err != nil {
 		return domain.Tag{}, err
 	}
-	if err := check.Tag(name, target, message, tagger); err != nil {
+	ref, err := check.Tag(r.dir, name, target, message, tagger)
+	if err != nil {
 		return domain.Tag{}, err
-	}
-	ref := domain.TagPrefix + name
-	if _, ok, err := gitobject.ReadRef(r.dir, ref); err != nil {
-		return domain.Tag{}, fmt.Errorf("gogit: create tag %s: %w", name, err)
-	} else if ok {
-		return domain.Tag{}, fmt.Errorf("gogit: tag %s: %w", name, core.ErrConflict)
 	}
 	ids, err := r.resolveCommits(target)
 	if err != nil {
