@@ -19,6 +19,9 @@ func newRepo(t *testing.T) contracttests.Repo {
 	return contracttests.Repo{Backend: b, Root: root}
 }
 
+// TestRepoSuite runs beside the package's other tests; its cases run one
+// after the other (RunRepoSuite's choice).
 func TestRepoSuite(t *testing.T) {
+	t.Parallel()
 	contracttests.RunRepoSuite(t, newRepo)
 }
