@@ -90,14 +90,9 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 	if err != nil {
 		return err
 	}
-	if err := gitnames.CheckBranch(branch); err != nil {
+	ref, err := check.DefaultBranch(gitDir, repo, branch)
+	if err != nil {
 		return err
-	}
-	ref := domain.BranchPrefix + branch
-	if _, ok, err := gitobject.ReadRef(gitDir, ref); err != nil {
-		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)
-	} else if !ok {
-		return fmt.Errorf("gitcli: branch %q: %w", branch, core.ErrNotFound)
 	}
 	if _, err := b.runIn(ctx, gitDir, "symbolic-ref", "HEAD", ref); err != nil {
 		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)

@@ -3,6 +3,7 @@ package gitinput
 import (
 	"fmt"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -63,4 +64,19 @@ func (c Checker) CherryPickable(pick domain.Commit) error {
 		return core.BadRequest(MsgCherryPickMerge)
 	}
 	return nil
+}
+
+// DefaultBranch checks that branch, to become the default branch of repo
+// (the bare repository at gitDir), exists, and returns its full ref name.
+func (c Checker) DefaultBranch(gitDir, repo, branch string) (string, error) {
+	if err := gitnames.CheckBranch(branch); err != nil {
+		return "", err
+	}
+	ref := domain.BranchPrefix + branch
+	if _, ok, err := gitobject.ReadRef(gitDir, ref); err != nil {
+		return "", fmt.Errorf("%s: set default branch of %s: %w", c, repo, err)
+	} else if !ok {
+		return "", fmt.Errorf("%s: branch %q: %w", c, branch, core.ErrNotFound)
+	}
+	return ref, nil
 }

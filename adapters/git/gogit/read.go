@@ -93,14 +93,9 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 	if err != nil {
 		return err
 	}
-	if err := gitnames.CheckBranch(branch); err != nil {
+	ref, err := check.DefaultBranch(r.dir, repo, branch)
+	if err != nil {
 		return err
-	}
-	ref := domain.BranchPrefix + branch
-	if _, ok, err := gitobject.ReadRef(r.dir, ref); err != nil {
-		return fmt.Errorf("gogit: set default branch of %s: %w", repo, err)
-	} else if !ok {
-		return fmt.Errorf("gogit: branch %q: %w", branch, core.ErrNotFound)
 	}
 	headPath := filepath.Join(r.dir, "HEAD")
 	lock, err := lockFile(headPath)
