@@ -4,6 +4,8 @@
 //   - objects (commits, tags, trees, signatures), read and written byte for
 //     byte as git does: gitcli parses what cat-file prints, gogit parses and
 //     writes objects;
+//   - walks over objects through a backend's Reader: tags peeled, trees
+//     read, paths looked up, directories listed, files read (reader.go);
 //   - refs as git stores them in a bare repository (loose files,
 //     packed-refs, symbolic refs), read the same way by both (refs.go);
 //   - a tree being built from file actions, with GitLab's answers to
