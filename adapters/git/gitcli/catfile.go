@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 )
 
@@ -224,16 +225,8 @@ func (c *catFile) stop() {
 	}
 }
 
-// object is what cat-file says about one object.
-type object struct {
-	ID   string
-	Type string // "commit", "tree", "blob", "tag"
-	Size int64
-	Data []byte // nil for info
-}
-
 // errMissing is an object name cat-file does not know (or that is ambiguous).
-var errMissing = fmt.Errorf("object: %w", core.ErrNotFound)
+var errMissing = fmt.Errorf("object: %w (%w)", core.ErrNotFound, gitobject.ErrMissing)
 
 // withCatFile runs fn with a process of gitDir. When ctx ends during fn the
 // process is killed, which unblocks fn. A process that failed to answer
@@ -265,55 +258,58 @@ func (b *Backend) withCatFile(ctx context.Context, gitDir string, fn func(c *cat
 }
 
 // info reads an object's name, type and size; errMissing when unknown.
-func (c *catFile) info(name string) (object, error) {
+func (c *catFile) info(name string) (gitobject.Object, error) {
 	return c.request("info", name)
 }
 
 // contents reads an object; errMissing when unknown.
-func (c *catFile) contents(name string) (object, error) {
+func (c *catFile) contents(name string) (gitobject.Object, error) {
 	return c.request("contents", name)
 }
 
-func (c *catFile) request(cmd, name string) (object, error) {
+// ReadObject is contents, for gitobject's readers of tags and trees.
+func (c *catFile) ReadObject(id string) (gitobject.Object, error) { return c.contents(id) }
+
+func (c *catFile) request(cmd, name string) (gitobject.Object, error) {
 	if name == "" || strings.ContainsAny(name, "\n\x00") {
-		return object{}, fmt.Errorf("cat-file: bad object name %q: %w", name, core.ErrInvalid)
+		return gitobject.Object{}, fmt.Errorf("cat-file: bad object name %q: %w", name, core.ErrInvalid)
 	}
 	if c.broken {
-		return object{}, errors.New("cat-file: process is out of step")
+		return gitobject.Object{}, errors.New("cat-file: process is out of step")
 	}
 	// Any failure from here on leaves the process in an unknown state.
 	c.broken = true
 	if _, err := io.WriteString(c.in, cmd+" "+name+"\n"); err != nil {
-		return object{}, fmt.Errorf("cat-file: write: %w", err)
+		return gitobject.Object{}, fmt.Errorf("cat-file: write: %w", err)
 	}
 	line, err := c.out.ReadString('\n')
 	if err != nil {
-		return object{}, fmt.Errorf("cat-file: read: %w", err)
+		return gitobject.Object{}, fmt.Errorf("cat-file: read: %w", err)
 	}
 	line = strings.TrimSuffix(line, "\n")
 	if strings.HasSuffix(line, " missing") || strings.HasSuffix(line, " ambiguous") {
 		c.broken = false
-		return object{}, errMissing
+		return gitobject.Object{}, errMissing
 	}
 	f := strings.Fields(line)
 	if len(f) != 3 {
-		return object{}, fmt.Errorf("cat-file: unexpected header %q", line)
+		return gitobject.Object{}, fmt.Errorf("cat-file: unexpected header %q", line)
 	}
 	size, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil || size < 0 {
-		return object{}, fmt.Errorf("cat-file: unexpected header %q", line)
+		return gitobject.Object{}, fmt.Errorf("cat-file: unexpected header %q", line)
 	}
-	o := object{ID: f[0], Type: f[1], Size: size}
+	o := gitobject.Object{ID: f[0], Type: f[1], Size: size}
 	if cmd == "info" {
 		c.broken = false
 		return o, nil
 	}
 	o.Data = make([]byte, size+1)
 	if _, err := io.ReadFull(c.out, o.Data); err != nil {
-		return object{}, fmt.Errorf("cat-file: read %s: %w", o.ID, err)
+		return gitobject.Object{}, fmt.Errorf("cat-file: read %s: %w", o.ID, err)
 	}
 	if o.Data[size] != '\n' {
-		return object{}, fmt.Errorf("cat-file: %s not followed by a newline", o.ID)
+		return gitobject.Object{}, fmt.Errorf("cat-file: %s not followed by a newline", o.ID)
 	}
 	o.Data = o.Data[:size]
 	c.broken = false

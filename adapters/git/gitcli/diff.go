@@ -11,9 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -24,13 +22,8 @@ var diffOpts = []string{"-r", "-M", "--no-ext-diff", "--no-textconv", "--no-colo
 // diffEnds resolves the two sides of a diff to tree-ish object names:
 // from "" is to's first parent, or the empty tree for a root commit.
 func (b *Backend) diffEnds(ctx context.Context, gitDir, from, to string) (string, string, error) {
-	if err := gitnames.CheckRev(to); err != nil {
+	if err := check.Diff(from, to); err != nil {
 		return "", "", err
-	}
-	if from != "" {
-		if err := gitnames.CheckRev(from); err != nil {
-			return "", "", err
-		}
 	}
 	var a, z string
 	err := b.withCatFile(ctx, gitDir, func(c *catFile) error {
@@ -262,21 +255,12 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 	if err != nil {
 		return err
 	}
-	var gitFormat string
-	switch format {
-	case "tar", "tar.gz", "tar.bz2":
-		gitFormat = "tar"
-	case "zip":
-		gitFormat = "zip"
-	default:
-		return fmt.Errorf("gitcli: archive format %q: %w", format, core.ErrInvalid)
+	if prefix, err = check.Archive(format, prefix); err != nil {
+		return err
 	}
-	if prefix != "" {
-		p, err := gitnames.CleanPath(prefix)
-		if err != nil || p == "" || strings.HasPrefix(p, "-") {
-			return fmt.Errorf("gitcli: archive prefix %q: %w", prefix, core.ErrInvalid)
-		}
-		prefix = p + "/"
+	gitFormat := "tar" // tar.gz and tar.bz2 are compressed below
+	if format == "zip" {
+		gitFormat = "zip"
 	}
 	ids, err := b.resolveCommits(ctx, gitDir, rev)
 	if err != nil {

@@ -1,15 +1,9 @@
 // Package gitcli is the default ports.RepoBackend: bare repositories on the
-// local file system, driven by the git command-line tool.
-//
-// Every repository is built in a temporary sibling directory and renamed
-// into place, and removed by renaming it away first, so a reader (or a crash)
-// never sees half a repository at its final path. Names starting with "."
-// are reserved for those temporary directories and for the backend's own
-// HOME, which is why repository names may not use them.
+// local file system (laid out, built and removed as gitdisk does for both
+// backends), driven by the git command-line tool.
 package gitcli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,14 +11,20 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
+	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
 var _ ports.RepoBackend = (*Backend)(nil)
 
+// check runs the request checks both backends share, naming this backend
+// in its errors.
+const check = gitinput.Checker("gitcli")
+
 // Backend stores bare repositories under a root directory.
 type Backend struct {
-	root string   // absolute
+	disk *gitdisk.Root
 	home string   // empty directory used as HOME for every git process
 	git  string   // absolute path of the git executable
 	env  []string // the complete environment of every git process
@@ -37,21 +37,14 @@ type Backend struct {
 // New opens (creating it if needed) the repository root. Repositories live
 // at filepath.Join(root, repo). A nil log discards logging.
 func New(root string, log *zap.Logger) (*Backend, error) {
-	if root == "" {
-		return nil, errors.New("gitcli: empty repository root")
-	}
 	if log == nil {
 		log = zap.NewNop()
 	}
-	abs, err := filepath.Abs(root)
+	disk, err := gitdisk.Open("gitcli", root, log)
 	if err != nil {
-		return nil, fmt.Errorf("gitcli: resolve root %q: %w", root, err)
+		return nil, err
 	}
-	// Private by default: repositories of private projects must not be
-	// readable by other local users.
-	if err := os.MkdirAll(abs, 0o750); err != nil {
-		return nil, fmt.Errorf("gitcli: create root: %w", err)
-	}
+	abs := disk.Dir()
 	home := filepath.Join(abs, homeDir)
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("gitcli: create git home: %w", err)
@@ -65,7 +58,7 @@ func New(root string, log *zap.Logger) (*Backend, error) {
 		return nil, fmt.Errorf("gitcli: find git executable: %w", err)
 	}
 	b := &Backend{
-		root:  abs,
+		disk:  disk,
 		home:  home,
 		git:   gitPath,
 		env:   gitEnv(abs, home),

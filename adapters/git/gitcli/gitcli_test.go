@@ -1,9 +1,7 @@
 package gitcli_test
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,38 +14,16 @@ import (
 
 func newRepo(t *testing.T) contracttests.Repo {
 	t.Helper()
-	root := t.TempDir()
-	b, err := gitcli.New(root, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
+	b, root := gitcli.NewTestBackend(t)
 	return contracttests.Repo{Backend: b, Root: root}
 }
 
+// TestRepoSuite runs beside the package's other tests (whether its cases
+// run in parallel with each other is RunRepoSuite's choice; newRepo may be
+// called from several goroutines at once).
 func TestRepoSuite(t *testing.T) {
+	t.Parallel()
 	contracttests.RunRepoSuite(t, newRepo)
-}
-
-// cleanGit runs the test's own git with a fixed, isolated environment: it
-// must not pick up the hostile settings the test installs for the backend.
-func cleanGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "git", args...)
-	cmd.Dir = dir
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LC_ALL=C",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, stderr.Bytes())
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // pushCommit commits file=content in a new work tree and pushes it as
@@ -55,13 +31,13 @@ func cleanGit(t *testing.T, dir string, args ...string) string {
 func pushCommit(t *testing.T, bare, branch, content string) {
 	t.Helper()
 	work := t.TempDir()
-	cleanGit(t, work, "init", "--quiet", "--template=", "--initial-branch="+branch)
+	gitcli.CleanGit(t, work, "init", "--quiet", "--template=", "--initial-branch="+branch)
 	if err := os.WriteFile(filepath.Join(work, "file"), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cleanGit(t, work, "add", "file")
-	cleanGit(t, work, "commit", "--quiet", "-m", content)
-	cleanGit(t, work, "push", "--quiet", bare, branch)
+	gitcli.CleanGit(t, work, "add", "file")
+	gitcli.CleanGit(t, work, "commit", "--quiet", "-m", content)
+	gitcli.CleanGit(t, work, "push", "--quiet", bare, branch)
 }
 
 func writeFile(t *testing.T, path, content string, mode os.FileMode) {
@@ -77,7 +53,8 @@ func writeFile(t *testing.T, path, content string, mode os.FileMode) {
 // TestHostileEnvironment installs a hostile git configuration through every
 // channel the process environment offers and checks the backend ignores all
 // of them: hooks that would run, a URL rewrite that would swap the fork's
-// source, a different default branch, templates, and GIT_DIR.
+// source, a different default branch, templates, and GIT_DIR. It sets the
+// process environment, so it cannot run in parallel.
 func TestHostileEnvironment(t *testing.T) {
 	root := t.TempDir()
 	evil := t.TempDir()
@@ -91,7 +68,7 @@ func TestHostileEnvironment(t *testing.T) {
 	}
 	// A repository the URL rewrite would fork instead of the real source.
 	evilRepo := filepath.Join(evil, "evil.git")
-	cleanGit(t, evil, "init", "--quiet", "--bare", "--template=", evilRepo)
+	gitcli.CleanGit(t, evil, "init", "--quiet", "--bare", "--template=", evilRepo)
 	pushCommit(t, evilRepo, "evil", "evil content")
 
 	config := "[core]\n\thooksPath = " + filepath.Join(evil, "hooks") + "\n" +
@@ -133,7 +110,7 @@ func TestHostileEnvironment(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(src, "hooks")); !os.IsNotExist(err) {
 		t.Errorf("repository has a hooks directory (%v): a template leaked in", err)
 	}
-	cfg := cleanGit(t, src, "--git-dir="+src, "config", "--list", "--local")
+	cfg := gitcli.CleanGit(t, src, "--git-dir="+src, "config", "--list", "--local")
 	for _, want := range []string{"core.fsync=objects,reference", "core.fsyncmethod=fsync", "receive.fsckobjects=true"} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("repository config lacks %s:\n%s", want, cfg)
@@ -141,13 +118,13 @@ func TestHostileEnvironment(t *testing.T) {
 	}
 
 	pushCommit(t, src, "master", "real content")
-	want := cleanGit(t, src, "--git-dir="+src, "for-each-ref", "--format=%(objectname) %(refname)")
+	want := gitcli.CleanGit(t, src, "--git-dir="+src, "for-each-ref", "--format=%(objectname) %(refname)")
 
 	if err := b.Fork(ctx, "projects/1.git", "projects/2.git"); err != nil {
 		t.Fatalf("Fork: %v", err)
 	}
 	dst := filepath.Join(root, "projects", "2.git")
-	if got := cleanGit(t, dst, "--git-dir="+dst, "for-each-ref", "--format=%(objectname) %(refname)"); got != want {
+	if got := gitcli.CleanGit(t, dst, "--git-dir="+dst, "for-each-ref", "--format=%(objectname) %(refname)"); got != want {
 		t.Errorf("fork refs = %q, want %q: url.insteadOf leaked in", got, want)
 	}
 	if _, commits, err := b.Stats(ctx, "projects/2.git", "master"); err != nil || commits != 1 {
@@ -161,7 +138,7 @@ func TestHostileEnvironment(t *testing.T) {
 		t.Errorf("a hostile hook ran:\n%s", out)
 	}
 	// GIT_DIR pointed at the evil repository: nothing may have touched it.
-	if got := cleanGit(t, evil, "--git-dir="+evilRepo, "for-each-ref", "--format=%(refname)"); got != "refs/heads/evil" {
+	if got := gitcli.CleanGit(t, evil, "--git-dir="+evilRepo, "for-each-ref", "--format=%(refname)"); got != "refs/heads/evil" {
 		t.Errorf("the GIT_DIR repository changed: refs %q", got)
 	}
 	entries, err := os.ReadDir(filepath.Join(root, ".home"))
@@ -171,6 +148,7 @@ func TestHostileEnvironment(t *testing.T) {
 }
 
 func TestNewCreatesRoot(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "a", "b")
 	b, err := gitcli.New(root, nil)
 	if err != nil {

@@ -1,75 +1,40 @@
 package gitcli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zaptest"
-
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
-
-// plainGit runs the test's own, isolated git.
-func plainGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "git", args...)
-	cmd.Dir = dir
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LC_ALL=C",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, stderr.Bytes())
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // plainRepo makes root/projects/1.git with plain git init (not through the
 // backend, so without its config) and one commit on main.
 func plainRepo(t *testing.T, root string) string {
 	t.Helper()
 	bare := filepath.Join(root, "projects", "1.git")
-	plainGit(t, root, "init", "--quiet", "--bare", "--template=", "--initial-branch=main", bare)
+	CleanGit(t, root, "init", "--quiet", "--bare", "--template=", "--initial-branch=main", bare)
 	work := t.TempDir()
-	plainGit(t, work, "init", "--quiet", "--template=", "--initial-branch=main")
+	CleanGit(t, work, "init", "--quiet", "--template=", "--initial-branch=main")
 	if err := os.WriteFile(filepath.Join(work, "f"), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	plainGit(t, work, "add", "f")
-	plainGit(t, work, "commit", "--quiet", "-m", "one")
-	plainGit(t, work, "push", "--quiet", bare, "main")
+	CleanGit(t, work, "add", "f")
+	CleanGit(t, work, "commit", "--quiet", "-m", "one")
+	CleanGit(t, work, "push", "--quiet", bare, "main")
 	return bare
-}
-
-func newTestBackend(t *testing.T) (*Backend, string) {
-	t.Helper()
-	root := t.TempDir()
-	b, err := New(root, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	return b, root
 }
 
 func TestCatFilePoolReuse(t *testing.T) {
 	t.Parallel()
-	b, root := newTestBackend(t)
+	b, root := NewTestBackend(t)
 	plainRepo(t, root)
 	ctx := t.Context()
 	for range 20 {
@@ -99,7 +64,7 @@ func TestCatFilePoolReuse(t *testing.T) {
 
 func TestCatFilePoolRecoversFromKilledProcess(t *testing.T) {
 	t.Parallel()
-	b, root := newTestBackend(t)
+	b, root := NewTestBackend(t)
 	bare := plainRepo(t, root)
 	ctx := t.Context()
 	if _, err := b.Commit(ctx, "projects/1.git", "main"); err != nil {
@@ -151,7 +116,7 @@ func TestCatFilePoolRecoversFromKilledProcess(t *testing.T) {
 
 func TestCatFilePoolIdleTimeoutAndClose(t *testing.T) {
 	t.Parallel()
-	b, root := newTestBackend(t)
+	b, root := NewTestBackend(t)
 	plainRepo(t, root)
 	b.cat = newCatFilePool(b, 40*time.Millisecond)
 	ctx := t.Context()
@@ -189,7 +154,7 @@ func TestCatFilePoolIdleTimeoutAndClose(t *testing.T) {
 // with, on a repository made without it: objects and refs are fsynced.
 func TestFsyncConfig(t *testing.T) {
 	t.Parallel()
-	b, root := newTestBackend(t)
+	b, root := NewTestBackend(t)
 	bare := plainRepo(t, root)
 	ctx := t.Context()
 	for key, want := range map[string]string{"core.fsync": "committed", "core.fsyncmethod": "fsync"} {
@@ -203,7 +168,7 @@ func TestFsyncConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := filepath.Join(root, "projects", "2.git")
-	if got := plainGit(t, p, "--git-dir="+p, "config", "--local", "--get", "core.fsync"); got != "objects,reference" {
+	if got := CleanGit(t, p, "--git-dir="+p, "config", "--local", "--get", "core.fsync"); got != "objects,reference" {
 		t.Errorf("local core.fsync = %q", got)
 	}
 }
@@ -212,7 +177,7 @@ func TestFsyncConfig(t *testing.T) {
 // through a git wrapper that records its arguments: none may reach git.
 func TestHostileInputNeverAnOption(t *testing.T) {
 	t.Parallel()
-	b, root := newTestBackend(t)
+	b, root := NewTestBackend(t)
 	plainRepo(t, root)
 	logFile := filepath.Join(t.TempDir(), "args")
 	wrapper := filepath.Join(t.TempDir(), "git")

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -16,10 +14,7 @@ import (
 // resolving every revision, so only object names and validated paths reach
 // git.
 func (b *Backend) revListArgs(ctx context.Context, gitDir string, q domain.LogQuery, paged bool) ([]string, error) {
-	if q.Skip < 0 || q.Limit < 0 {
-		return nil, fmt.Errorf("gitcli: negative skip or limit: %w", core.ErrInvalid)
-	}
-	p, err := gitnames.CleanPath(q.Path)
+	p, err := check.Log(q)
 	if err != nil {
 		return nil, err
 	}

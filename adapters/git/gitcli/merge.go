@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
@@ -23,7 +24,7 @@ func (b *Backend) mergeTrees(ctx context.Context, gitDir, ours, theirs string) (
 	if err != nil && exitCode(err) != 1 {
 		var ge *gitError
 		if errors.As(err, &ge) && strings.Contains(ge.stderr, "unrelated histories") {
-			return "", nil, core.BadRequest("The branches have no common history")
+			return "", nil, core.BadRequest(gitinput.MsgNoCommonHistory)
 		}
 		return "", nil, err
 	}
@@ -59,16 +60,8 @@ func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeSpec) 
 	if err != nil {
 		return domain.MergeResult{}, err
 	}
-	if !req.DryRun {
-		if err := checkSignature("author", req.Author); err != nil {
-			return domain.MergeResult{}, err
-		}
-		if err := checkSignature("committer", req.Committer); err != nil {
-			return domain.MergeResult{}, err
-		}
-		if strings.ContainsRune(req.Message, 0) {
-			return domain.MergeResult{}, fmt.Errorf("gitcli: merge message contains NUL: %w", core.ErrInvalid)
-		}
+	if err := check.Merge(req); err != nil {
+		return domain.MergeResult{}, err
 	}
 	ids, err := b.resolveCommits(ctx, gitDir, req.Ours, req.Theirs)
 	if err != nil {
@@ -103,13 +96,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	if err != nil {
 		return domain.MergeResult{}, err
 	}
-	if err := checkSignature("committer", committer); err != nil {
-		return domain.MergeResult{}, err
-	}
-	if err := gitnames.CheckRev(sha); err != nil {
-		return domain.MergeResult{}, err
-	}
-	if err := gitnames.CheckRev(onto); err != nil {
+	if err := check.CherryPick(sha, onto, committer); err != nil {
 		return domain.MergeResult{}, err
 	}
 	var pick, target domain.Commit
@@ -121,8 +108,8 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 		if target, err = b.resolveCommit(c, gitDir, onto); err != nil {
 			return err
 		}
-		if len(pick.ParentIDs) > 1 {
-			return core.BadRequest("Sorry, we cannot cherry-pick a merge commit")
+		if err := check.CherryPickable(pick); err != nil {
+			return err
 		}
 		if len(pick.ParentIDs) == 1 {
 			parent, err := readCommit(c, pick.ParentIDs[0])
@@ -141,7 +128,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	}
 	if baseTree == gitobject.EmptyTree {
 		// Make sure the empty tree exists as an object for commit-tree.
-		if _, err := b.writeTree(ctx, gitDir, newFlatTree()); err != nil {
+		if _, err := b.writeTree(ctx, gitDir, gitobject.NewFlatTree()); err != nil {
 			return fail(err)
 		}
 	}
@@ -166,7 +153,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 		return domain.MergeResult{Conflicts: conflicts}, nil
 	}
 	if tree == target.TreeID {
-		return domain.MergeResult{}, core.BadRequest(msgCherryPickNoop)
+		return domain.MergeResult{}, core.BadRequest(gitinput.MsgNothingToPick)
 	}
 	id, err := b.commitTree(ctx, gitDir, tree, []string{target.ID}, pick.Message, pick.Author, committer)
 	if err != nil {

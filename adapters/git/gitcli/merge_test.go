@@ -10,6 +10,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitcli"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -150,13 +151,13 @@ func TestMergeAndCherryPick(t *testing.T) {
 		t.Fatalf("Merge = %+v, %v", res, err)
 	}
 	mergeID := res.CommitID
-	parents := cleanGit(t, bare, "--git-dir="+bare, "rev-list", "--parents", "-n1", res.CommitID)
+	parents := gitcli.CleanGit(t, bare, "--git-dir="+bare, "rev-list", "--parents", "-n1", res.CommitID)
 	if len(parents) != 3*40+2 || parents[82:] != ids["f1"] {
 		t.Errorf("merge parents %q, want <merge> <main> %s", parents, ids["f1"])
 	}
 	// Conflict: both change README.
 	commit("main", "", "README", "main side\n")
-	before := cleanGit(t, bare, "--git-dir="+bare, "for-each-ref")
+	before := gitcli.CleanGit(t, bare, "--git-dir="+bare, "for-each-ref")
 	res, err = b.Merge(ctx, repo, domain.MergeSpec{Ours: "main", Theirs: "feature", Message: "merge", Author: sig("m"), Committer: sig("m")})
 	if err != nil || res.CommitID != "" || quoteList(res.Conflicts) != "[README]" {
 		t.Errorf("conflicting Merge = %+v, %v", res, err)
@@ -165,7 +166,7 @@ func TestMergeAndCherryPick(t *testing.T) {
 	if err != nil || dry.CommitID != "" || len(dry.Conflicts) != 0 {
 		t.Errorf("dry run = %+v, %v", dry, err)
 	}
-	if after := cleanGit(t, bare, "--git-dir="+bare, "for-each-ref"); after != before {
+	if after := gitcli.CleanGit(t, bare, "--git-dir="+bare, "for-each-ref"); after != before {
 		t.Errorf("Merge moved refs")
 	}
 
@@ -179,7 +180,7 @@ func TestMergeAndCherryPick(t *testing.T) {
 	if err != nil || c.ParentIDs[0] != ids["f1"] || c.Message != "set picked.txt" || c.Author.Name != "a" || c.Committer.Name != "picker" {
 		t.Errorf("picked commit = %+v, %v", c, err)
 	}
-	if got := cleanGit(t, bare, "--git-dir="+bare, "ls-tree", "--name-only", cp.CommitID); got != "README\ndir\npicked.txt" {
+	if got := gitcli.CleanGit(t, bare, "--git-dir="+bare, "ls-tree", "--name-only", cp.CommitID); got != "README\ndir\npicked.txt" {
 		t.Errorf("picked tree:\n%s", got)
 	}
 	// Picking it again onto its result is empty.
@@ -189,7 +190,7 @@ func TestMergeAndCherryPick(t *testing.T) {
 		t.Errorf("empty cherry-pick: %v", err)
 	}
 	// README conflicts between main's change and feature's.
-	readmeChange := cleanGit(t, bare, "--git-dir="+bare, "rev-parse", "main~1")
+	readmeChange := gitcli.CleanGit(t, bare, "--git-dir="+bare, "rev-parse", "main~1")
 	cp, err = b.CherryPick(ctx, repo, readmeChange, "feature", sig("picker"))
 	if err != nil || quoteList(cp.Conflicts) != "[README]" || cp.CommitID != "" {
 		t.Errorf("conflicting cherry-pick = %+v, %v", cp, err)

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"go.uber.org/zap/zaptest"
-
 	"github.com/hearth-forge/hearth/adapters/git/gitcli"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -17,34 +15,29 @@ import (
 // an annotated tag v1 on main~1 and a lightweight tag light on main.
 func seeded(t *testing.T) (*gitcli.Backend, string, map[string]string) {
 	t.Helper()
-	root := t.TempDir()
-	b, err := gitcli.New(root, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
+	b, root := gitcli.NewTestBackend(t)
 	if err := b.Create(t.Context(), "projects/1.git", "main"); err != nil {
 		t.Fatal(err)
 	}
 	bare := filepath.Join(root, "projects", "1.git")
 	work := t.TempDir()
-	cleanGit(t, work, "init", "--quiet", "--template=", "--initial-branch=main")
+	gitcli.CleanGit(t, work, "init", "--quiet", "--template=", "--initial-branch=main")
 	ids := map[string]string{}
 	commit := func(name, file, content string) {
 		writeFile(t, filepath.Join(work, file), content, 0o644)
-		cleanGit(t, work, "add", "--", file)
-		cleanGit(t, work, "commit", "--quiet", "-m", name+"\n\nbody of "+name)
-		ids[name] = cleanGit(t, work, "rev-parse", "HEAD")
+		gitcli.CleanGit(t, work, "add", "--", file)
+		gitcli.CleanGit(t, work, "commit", "--quiet", "-m", name+"\n\nbody of "+name)
+		ids[name] = gitcli.CleanGit(t, work, "rev-parse", "HEAD")
 	}
 	commit("c1", "README", "one\n")
 	commit("c2", "dir/a.txt", "a\n")
-	cleanGit(t, work, "tag", "-a", "-m", "version one", "v1")
+	gitcli.CleanGit(t, work, "tag", "-a", "-m", "version one", "v1")
 	commit("c3", "dir/sub/b.txt", "b\n")
-	cleanGit(t, work, "tag", "light")
-	cleanGit(t, work, "checkout", "--quiet", "-b", "feature")
+	gitcli.CleanGit(t, work, "tag", "light")
+	gitcli.CleanGit(t, work, "checkout", "--quiet", "-b", "feature")
 	commit("f1", "README", "feature\n")
-	ids["v1"] = cleanGit(t, work, "rev-parse", "v1")
-	cleanGit(t, work, "push", "--quiet", bare, "refs/heads/*:refs/heads/*", "refs/tags/*:refs/tags/*")
+	ids["v1"] = gitcli.CleanGit(t, work, "rev-parse", "v1")
+	gitcli.CleanGit(t, work, "push", "--quiet", bare, "refs/heads/*:refs/heads/*", "refs/tags/*:refs/tags/*")
 	return b, bare, ids
 }
 

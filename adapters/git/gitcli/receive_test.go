@@ -35,16 +35,16 @@ func TestReceivePackCheck(t *testing.T) {
 	}
 	srv := checkedHTTP(t, b, check)
 	work := filepath.Join(t.TempDir(), "clone")
-	cleanGit(t, filepath.Dir(work), "clone", "--quiet", srv.URL+"/r.git", work)
-	cleanGit(t, work, "commit", "--quiet", "--allow-empty", "-m", "ff")
-	cleanGit(t, work, "push", "--quiet", "origin", "main")
-	ff := cleanGit(t, work, "rev-parse", "HEAD")
-	if got := cleanGit(t, bare, "--git-dir="+bare, "rev-parse", "main"); got != ff {
+	gitcli.CleanGit(t, filepath.Dir(work), "clone", "--quiet", srv.URL+"/r.git", work)
+	gitcli.CleanGit(t, work, "commit", "--quiet", "--allow-empty", "-m", "ff")
+	gitcli.CleanGit(t, work, "push", "--quiet", "origin", "main")
+	ff := gitcli.CleanGit(t, work, "rev-parse", "HEAD")
+	if got := gitcli.CleanGit(t, bare, "--git-dir="+bare, "rev-parse", "main"); got != ff {
 		t.Fatalf("fast-forward push: main = %s, want %s", got, ff)
 	}
 	// A force push is rejected with the check's message, and nothing moves.
-	cleanGit(t, work, "reset", "--quiet", "--hard", ids["c1"])
-	cleanGit(t, work, "commit", "--quiet", "--allow-empty", "-m", "rewrite")
+	gitcli.CleanGit(t, work, "reset", "--quiet", "--hard", ids["c1"])
+	gitcli.CleanGit(t, work, "commit", "--quiet", "--allow-empty", "-m", "rewrite")
 	cmd := exec.Command("git", "push", "--force", "origin", "main", "HEAD:refs/heads/other")
 	cmd.Dir = work
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "LC_ALL=C"}
@@ -56,7 +56,7 @@ func TestReceivePackCheck(t *testing.T) {
 	if !strings.Contains(stderr.String(), "You are not allowed to force push code to a protected branch") {
 		t.Errorf("push output lacks the message:\n%s", stderr.String())
 	}
-	if got := cleanGit(t, bare, "--git-dir="+bare, "rev-parse", "main"); got != ff {
+	if got := gitcli.CleanGit(t, bare, "--git-dir="+bare, "rev-parse", "main"); got != ff {
 		t.Errorf("rejected push moved main to %s", got)
 	}
 	if out, err := exec.Command("git", "--git-dir="+bare, "rev-parse", "--verify", "--quiet", "refs/heads/other").Output(); err == nil {

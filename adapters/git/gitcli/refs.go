@@ -1,113 +1,25 @@
 package gitcli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-var syscallENOTDIR = syscall.ENOTDIR
-
-func isDirErr(err error) bool { return errors.Is(err, syscall.EISDIR) }
-
 // open validates repo and returns its path; core.ErrNotFound when it is
 // not there.
-func (b *Backend) open(repo string) (string, error) {
-	path, err := b.path(repo)
-	if err != nil {
-		return "", err
-	}
-	info, err := os.Stat(filepath.Join(path, "HEAD"))
-	if err != nil || !info.Mode().IsRegular() {
-		if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
-			return "", fmt.Errorf("gitcli: repository %s: %w", repo, core.ErrNotFound)
-		}
-		return "", fmt.Errorf("gitcli: repository %s: %w", repo, err)
-	}
-	return path, nil
-}
-
-// readRef reads the object a full ref name points at from the file
-// system (loose ref, then packed-refs), following symbolic refs. ok is
-// false when the ref does not exist.
-func readRef(gitDir, ref string) (oid string, ok bool, err error) {
-	for range 5 {
-		data, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
-		switch {
-		case err == nil:
-			s := strings.TrimSpace(string(data))
-			if target, sym := strings.CutPrefix(s, "ref: "); sym {
-				if gitnames.CheckFullRef(target) != nil && target != "HEAD" {
-					return "", false, nil
-				}
-				ref = target
-				continue
-			}
-			if !gitnames.IsOID(s) {
-				return "", false, fmt.Errorf("ref %s holds %q", ref, s)
-			}
-			return s, true, nil
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) || isDirErr(err):
-			return readPackedRef(gitDir, ref)
-		default:
-			return "", false, fmt.Errorf("read ref %s: %w", ref, err)
-		}
-	}
-	return "", false, nil
-}
-
-// readPackedRef looks ref up in packed-refs.
-func readPackedRef(gitDir, ref string) (string, bool, error) {
-	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("read packed-refs: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	suffix := []byte(" " + ref)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 41+len(ref) && bytes.HasSuffix(line, suffix) {
-			return string(line[:40]), true, nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return "", false, fmt.Errorf("read packed-refs: %w", err)
-	}
-	return "", false, nil
-}
-
-// headRef reads the ref HEAD names ("refs/heads/main"), "" when detached.
-func headRef(gitDir string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	if err != nil {
-		return "", fmt.Errorf("read HEAD: %w", err)
-	}
-	s := strings.TrimSpace(string(data))
-	target, ok := strings.CutPrefix(s, "ref: ")
-	if !ok {
-		return "", nil
-	}
-	return target, nil
-}
+func (b *Backend) open(repo string) (string, error) { return b.disk.Open(repo) }
 
 // resolveObject returns the object rev names (unpeeled): branch, then tag,
 // then a full ref name or HEAD, then an object name.
@@ -115,23 +27,8 @@ func (b *Backend) resolveObject(c *catFile, gitDir, rev string) (string, error) 
 	if err := gitnames.CheckRev(rev); err != nil {
 		return "", err
 	}
-	var candidates []string
-	switch {
-	case rev == "HEAD":
-		candidates = []string{"HEAD"}
-	case strings.HasPrefix(rev, "refs/"):
-		candidates = []string{rev}
-	default:
-		candidates = []string{domain.BranchPrefix + rev, domain.TagPrefix + rev}
-	}
-	for _, ref := range candidates {
-		oid, ok, err := readRef(gitDir, ref)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return oid, nil
-		}
+	if oid, ok, err := gitobject.ResolveRef(gitDir, rev); err != nil || ok {
+		return oid, err
 	}
 	if gitnames.IsHex(rev) {
 		o, err := c.info(rev)
@@ -145,25 +42,6 @@ func (b *Backend) resolveObject(c *catFile, gitDir, rev string) (string, error) 
 	return "", fmt.Errorf("gitcli: revision %q: %w", rev, core.ErrNotFound)
 }
 
-// peel follows tags from oid to the first object that is not a tag.
-func peel(c *catFile, oid string) (object, error) {
-	for range 10 {
-		o, err := c.contents(oid)
-		if err != nil {
-			return object{}, err
-		}
-		if o.Type != "tag" {
-			return o, nil
-		}
-		t, err := gitobject.ParseTag(o.ID, o.Data)
-		if err != nil {
-			return object{}, err
-		}
-		oid = t.Object
-	}
-	return object{}, fmt.Errorf("tag chain from %s is too long", oid)
-}
-
 // resolveCommit returns the commit rev names (tags peeled);
 // core.ErrNotFound when it names no commit.
 func (b *Backend) resolveCommit(c *catFile, gitDir, rev string) (domain.Commit, error) {
@@ -171,7 +49,7 @@ func (b *Backend) resolveCommit(c *catFile, gitDir, rev string) (domain.Commit, 
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	o, err := peel(c, oid)
+	o, err := gitobject.Peel(c, oid)
 	if err != nil {
 		return domain.Commit{}, err
 	}
@@ -199,7 +77,7 @@ func (b *Backend) DefaultBranch(ctx context.Context, repo string) (string, error
 	if err != nil {
 		return "", err
 	}
-	ref, err := headRef(gitDir)
+	ref, err := gitobject.HeadRef(gitDir)
 	if err != nil {
 		return "", fmt.Errorf("gitcli: default branch of %s: %w", repo, err)
 	}
@@ -212,19 +90,14 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 	if err != nil {
 		return err
 	}
-	if err := gitnames.CheckBranch(branch); err != nil {
+	ref, err := check.DefaultBranch(gitDir, repo, branch)
+	if err != nil {
 		return err
-	}
-	ref := domain.BranchPrefix + branch
-	if _, ok, err := readRef(gitDir, ref); err != nil {
-		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)
-	} else if !ok {
-		return fmt.Errorf("gitcli: branch %q: %w", branch, core.ErrNotFound)
 	}
 	if _, err := b.runIn(ctx, gitDir, "symbolic-ref", "HEAD", ref); err != nil {
 		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)
 	}
-	if err := syncPath(filepath.Join(gitDir, "HEAD")); err != nil {
+	if err := gitdisk.Sync(filepath.Join(gitDir, "HEAD")); err != nil {
 		return fmt.Errorf("gitcli: set default branch of %s: %w", repo, err)
 	}
 	return nil
@@ -287,7 +160,7 @@ func (b *Backend) Commit(ctx context.Context, repo, rev string) (domain.Commit, 
 // refRecord is one ref listed by forEachRef with its object's raw content.
 type refRecord struct {
 	name string
-	obj  object
+	obj  gitobject.Object
 }
 
 // forEachRef lists the refs under prefix with their objects, in one git
@@ -319,7 +192,7 @@ func (b *Backend) forEachRef(ctx context.Context, gitDir, prefix string) ([]refR
 		if err != nil || size < 0 || len(out) < size+1 {
 			return nil, fmt.Errorf("for-each-ref: bad record of %s", name)
 		}
-		recs = append(recs, refRecord{name: name, obj: object{ID: f[0], Type: f[1], Size: int64(size), Data: out[:size]}})
+		recs = append(recs, refRecord{name: name, obj: gitobject.Object{ID: f[0], Type: f[1], Size: int64(size), Data: out[:size]}})
 		out = out[size+1:]
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].name < recs[j].name })
@@ -338,13 +211,9 @@ func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, e
 	}
 	branches := make([]domain.Branch, 0, len(recs))
 	for _, r := range recs {
-		br := domain.Branch{Name: strings.TrimPrefix(r.name, domain.BranchPrefix)}
-		if r.obj.Type == "commit" {
-			if br.Commit, err = gitobject.ParseCommit(r.obj.ID, r.obj.Data); err != nil {
-				return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
-			}
-		} else {
-			br.Commit = domain.Commit{ID: r.obj.ID, ParentIDs: []string{}}
+		br, err := gitobject.MakeBranch(strings.TrimPrefix(r.name, domain.BranchPrefix), r.obj)
+		if err != nil {
+			return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
 		}
 		branches = append(branches, br)
 	}
@@ -360,7 +229,7 @@ func (b *Backend) Branch(ctx context.Context, repo, name string) (domain.Branch,
 	if err := gitnames.CheckBranch(name); err != nil {
 		return domain.Branch{}, err
 	}
-	oid, ok, err := readRef(gitDir, domain.BranchPrefix+name)
+	oid, ok, err := gitobject.ReadRef(gitDir, domain.BranchPrefix+name)
 	if err != nil {
 		return domain.Branch{}, fmt.Errorf("gitcli: branch %q of %s: %w", name, repo, err)
 	}
@@ -391,7 +260,7 @@ func (b *Backend) Tags(ctx context.Context, repo string) ([]domain.Tag, error) {
 	tags := make([]domain.Tag, 0, len(recs))
 	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
 		for _, r := range recs {
-			t, err := makeTag(c, strings.TrimPrefix(r.name, domain.TagPrefix), r.obj)
+			t, err := gitobject.MakeTag(c, strings.TrimPrefix(r.name, domain.TagPrefix), r.obj)
 			if err != nil {
 				return err
 			}
@@ -414,7 +283,7 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 	if err := gitnames.CheckTag(name); err != nil {
 		return domain.Tag{}, err
 	}
-	oid, ok, err := readRef(gitDir, domain.TagPrefix+name)
+	oid, ok, err := gitobject.ReadRef(gitDir, domain.TagPrefix+name)
 	if err != nil {
 		return domain.Tag{}, fmt.Errorf("gitcli: tag %q of %s: %w", name, repo, err)
 	}
@@ -427,39 +296,11 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 		if err != nil {
 			return err
 		}
-		tag, err = makeTag(c, name, o)
+		tag, err = gitobject.MakeTag(c, name, o)
 		return err
 	})
 	if err != nil {
 		return domain.Tag{}, fmt.Errorf("gitcli: tag %q of %s: %w", name, repo, err)
-	}
-	return tag, nil
-}
-
-// makeTag builds a Tag from the object its ref points at.
-func makeTag(c *catFile, name string, o object) (domain.Tag, error) {
-	tag := domain.Tag{Name: name, TargetID: o.ID, Commit: domain.Commit{ParentIDs: []string{}}}
-	if o.Type == "tag" {
-		t, err := gitobject.ParseTag(o.ID, o.Data)
-		if err != nil {
-			return domain.Tag{}, err
-		}
-		msg := t.Message
-		tag.Message = &msg
-		tag.Tagger = t.Tagger
-		if o, err = peel(c, t.Object); err != nil {
-			if errors.Is(err, errMissing) {
-				return tag, nil
-			}
-			return domain.Tag{}, err
-		}
-	}
-	if o.Type == "commit" {
-		commit, err := gitobject.ParseCommit(o.ID, o.Data)
-		if err != nil {
-			return domain.Tag{}, err
-		}
-		tag.Commit = commit
 	}
 	return tag, nil
 }

@@ -2,17 +2,10 @@ package gitcli
 
 import (
 	"context"
-	"crypto/rand"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"go.uber.org/zap"
-
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/core"
 )
 
@@ -28,14 +21,11 @@ var durableConfig = [][2]string{
 // Create makes an empty bare repository whose HEAD names defaultBranch
 // ("master" when empty).
 func (b *Backend) Create(ctx context.Context, repo, defaultBranch string) error {
-	final, err := b.path(repo)
+	final, err := b.disk.Path(repo)
 	if err != nil {
 		return err
 	}
-	if defaultBranch == "" {
-		defaultBranch = "master"
-	}
-	if err := gitnames.CheckBranch(defaultBranch); err != nil {
+	if defaultBranch, err = check.InitialBranch(defaultBranch); err != nil {
 		return err
 	}
 	err = b.build(ctx, final, func(tmp string) error {
@@ -54,15 +44,15 @@ func (b *Backend) Create(ctx context.Context, repo, defaultBranch string) error 
 // Fork copies every ref (not only branches and tags) and every reachable
 // object of src into a new, independent repository dst with src's HEAD.
 func (b *Backend) Fork(ctx context.Context, src, dst string) error {
-	srcPath, err := b.path(src)
+	srcPath, err := b.disk.Path(src)
 	if err != nil {
 		return err
 	}
-	dstPath, err := b.path(dst)
+	dstPath, err := b.disk.Path(dst)
 	if err != nil {
 		return err
 	}
-	if ok, err := exists(srcPath); err != nil {
+	if ok, err := gitdisk.Exists(srcPath); err != nil {
 		return fmt.Errorf("gitcli: fork %s: %w", src, err)
 	} else if !ok {
 		return fmt.Errorf("gitcli: fork source %s: %w", src, core.ErrNotFound)
@@ -109,110 +99,35 @@ func (b *Backend) symbolicHead(ctx context.Context, gitDir string) (string, erro
 	return strings.TrimSpace(string(out)), nil
 }
 
-// build makes a repository at final: fill populates a fresh temporary
-// sibling directory, which gets the durable configuration, is synced, and is
-// renamed into place. A crash leaves at most a stray temporary directory,
-// never a half-made repository at final.
-func (b *Backend) build(ctx context.Context, final string, fill func(tmp string) error) (err error) {
-	if ok, err := exists(final); err != nil {
-		return err
-	} else if ok {
-		return fmt.Errorf("already exists: %w", core.ErrConflict)
-	}
-	parent := filepath.Dir(final)
-	if err := os.MkdirAll(parent, 0o750); err != nil {
-		return fmt.Errorf("create parent directory: %w", err)
-	}
-	// MkdirTemp's 0700 is kept on purpose: it becomes the repository's own
-	// directory, and private repositories are nobody else's business.
-	tmp, err := os.MkdirTemp(parent, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create temporary directory: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			if rmErr := os.RemoveAll(tmp); rmErr != nil {
-				b.log.Warn("remove temporary repository", zap.String("path", tmp), zap.Error(rmErr))
-			}
-		}
-	}()
-
-	if err := fill(tmp); err != nil {
-		return err
-	}
-	for _, kv := range durableConfig {
-		if _, err := b.runIn(ctx, tmp, "config", kv[0], kv[1]); err != nil {
+// build makes a repository at final with gitdisk's build: fill, then the
+// durable configuration. Just before the rename, idle cat-file processes
+// still open on a repository deleted from final are stopped.
+func (b *Backend) build(ctx context.Context, final string, fill func(tmp string) error) error {
+	return b.disk.Build(ctx, final, func(tmp string) error {
+		if err := fill(tmp); err != nil {
 			return err
 		}
-	}
-	// git fsyncs objects and refs, but not its config, HEAD or directory
-	// entries; sync the whole (small or freshly packed) tree once.
-	if err := syncTree(tmp); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	b.cat.evict(final)
-	if err := os.Rename(tmp, final); err != nil {
-		// A concurrent Create or Fork won the race: the target is now a
-		// non-empty directory, which rename refuses to replace.
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("already exists: %w", core.ErrConflict)
+		for _, kv := range durableConfig {
+			if _, err := b.runIn(ctx, tmp, "config", kv[0], kv[1]); err != nil {
+				return err
+			}
 		}
-		return fmt.Errorf("move repository into place: %w", err)
-	}
-	return syncDir(parent)
+		return nil
+	}, func() { b.cat.evict(final) })
 }
 
-// Delete removes the repository; an absent one is not an error. It is first
-// renamed to a trash name, so readers see either all of it or nothing.
+// Delete removes the repository; an absent one is not an error (see
+// gitdisk.Root.Delete).
 func (b *Backend) Delete(ctx context.Context, repo string) error {
-	final, err := b.path(repo)
+	final, err := b.disk.Path(repo)
 	if err != nil {
 		return err
 	}
-	parent := filepath.Dir(final)
-	trash := filepath.Join(parent, ".trash-"+rand.Text()+"-"+filepath.Base(final))
 	defer b.cat.evict(final)
-	if err := os.Rename(final, trash); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return fmt.Errorf("gitcli: delete %s: %w", repo, err)
-	}
-	if err := syncDir(parent); err != nil {
-		return fmt.Errorf("gitcli: delete %s: %w", repo, err)
-	}
-	// The repository is gone for every reader now; a failure to reclaim
-	// the space is the operator's concern, not the caller's.
-	if err := os.RemoveAll(trash); err != nil {
-		b.log.Warn("remove deleted repository", zap.String("repo", repo), zap.String("path", trash), zap.Error(err))
-	}
-	return nil
+	return b.disk.Delete(repo)
 }
 
 // Exists reports whether the repository is there.
 func (b *Backend) Exists(ctx context.Context, repo string) (bool, error) {
-	final, err := b.path(repo)
-	if err != nil {
-		return false, err
-	}
-	ok, err := exists(final)
-	if err != nil {
-		return false, fmt.Errorf("gitcli: exists %s: %w", repo, err)
-	}
-	return ok, nil
-}
-
-func exists(path string) (bool, error) {
-	_, err := os.Lstat(path)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	default:
-		return false, err
-	}
+	return b.disk.Exists(repo)
 }

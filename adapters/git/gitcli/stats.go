@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 )
@@ -15,11 +16,11 @@ import (
 // (or an empty repository) counts 0 commits; a name that cannot be a branch
 // is core.ErrInvalid; a missing repository is core.ErrNotFound.
 func (b *Backend) Stats(ctx context.Context, repo, ref string) (int64, int, error) {
-	path, err := b.path(repo)
+	path, err := b.disk.Path(repo)
 	if err != nil {
 		return 0, 0, err
 	}
-	if ok, err := exists(path); err != nil {
+	if ok, err := gitdisk.Exists(path); err != nil {
 		return 0, 0, fmt.Errorf("gitcli: stats %s: %w", repo, err)
 	} else if !ok {
 		return 0, 0, fmt.Errorf("gitcli: stats %s: %w", repo, core.ErrNotFound)
@@ -37,7 +38,7 @@ func (b *Backend) Stats(ctx context.Context, repo, ref string) (int64, int, erro
 	if err != nil {
 		return 0, 0, fmt.Errorf("gitcli: stats %s: %w", repo, err)
 	}
-	size, err := dirSize(path)
+	size, err := gitdisk.Size(path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("gitcli: stats %s: size: %w", repo, err)
 	}

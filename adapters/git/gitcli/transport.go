@@ -5,26 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/hearth-forge/hearth/core"
-	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // transportArgs checks service and protocol and returns git's command
 // name and the extra environment.
 func transportArgs(service, protocol string) (string, []string, error) {
-	var cmd string
-	switch service {
-	case "git-upload-pack":
-		cmd = "upload-pack"
-	case "git-receive-pack":
-		cmd = "receive-pack"
-	default:
-		return "", nil, fmt.Errorf("gitcli: unknown service %q: %w", service, core.ErrInvalid)
+	if err := check.Transport(service, protocol); err != nil {
+		return "", nil, err
 	}
-	if len(protocol) > 256 || domain.HasControl(protocol) || strings.ContainsAny(protocol, " \t") {
-		return "", nil, fmt.Errorf("gitcli: invalid Git-Protocol %q: %w", protocol, core.ErrInvalid)
-	}
+	cmd := strings.TrimPrefix(service, "git-") // upload-pack, receive-pack
 	var env []string
 	if protocol != "" {
 		env = append(env, "GIT_PROTOCOL="+protocol)

@@ -48,16 +48,16 @@ func TestTransportCloneAndPush(t *testing.T) {
 	srv := smartHTTP(t, b, "projects/1.git")
 	for _, proto := range []string{"0", "2"} {
 		work := filepath.Join(t.TempDir(), "clone")
-		cleanGit(t, filepath.Dir(work), "-c", "protocol.version="+proto, "clone", "--quiet", srv.URL+"/r.git", work)
-		if got := cleanGit(t, work, "rev-parse", "HEAD"); got != ids["c3"] {
+		gitcli.CleanGit(t, filepath.Dir(work), "-c", "protocol.version="+proto, "clone", "--quiet", srv.URL+"/r.git", work)
+		if got := gitcli.CleanGit(t, work, "rev-parse", "HEAD"); got != ids["c3"] {
 			t.Errorf("protocol %s: cloned HEAD = %s, want %s", proto, got, ids["c3"])
 		}
 		writeFile(t, filepath.Join(work, "pushed.txt"), "p"+proto, 0o644)
-		cleanGit(t, work, "add", "pushed.txt")
-		cleanGit(t, work, "commit", "--quiet", "-m", "push "+proto)
-		cleanGit(t, work, "-c", "protocol.version="+proto, "push", "--quiet", "origin", "HEAD:refs/heads/pushed"+proto)
-		want := cleanGit(t, work, "rev-parse", "HEAD")
-		if got := cleanGit(t, bare, "--git-dir="+bare, "rev-parse", "refs/heads/pushed"+proto); got != want {
+		gitcli.CleanGit(t, work, "add", "pushed.txt")
+		gitcli.CleanGit(t, work, "commit", "--quiet", "-m", "push "+proto)
+		gitcli.CleanGit(t, work, "-c", "protocol.version="+proto, "push", "--quiet", "origin", "HEAD:refs/heads/pushed"+proto)
+		want := gitcli.CleanGit(t, work, "rev-parse", "HEAD")
+		if got := gitcli.CleanGit(t, bare, "--git-dir="+bare, "rev-parse", "refs/heads/pushed"+proto); got != want {
 			t.Errorf("pushed ref = %s, want %s", got, want)
 		}
 		// The backend's pooled readers see the pushed objects.

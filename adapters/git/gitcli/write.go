@@ -9,29 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
-
-// GitLab's messages for file actions (Gitlab::Git::Index, 9.x).
-const (
-	msgFileExists     = "A file with this name already exists"
-	msgFileMissing    = "A file with this name doesn't exist"
-	msgDirExists      = "A directory with this name already exists"
-	msgNotOnBranch    = "You can only create or edit files when you are on a branch"
-	msgCherryPickNoop = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
-)
-
-// checkSignature refuses what git would mangle or reject in an ident.
-func checkSignature(what string, s domain.Signature) error {
-	if strings.TrimSpace(s.Name) == "" || strings.TrimSpace(s.Email) == "" ||
-		strings.ContainsAny(s.Name+s.Email, "<>\n\x00") {
-		return fmt.Errorf("gitcli: invalid %s %q <%s>: %w", what, s.Name, s.Email, core.ErrInvalid)
-	}
-	return nil
-}
 
 // identEnv sets a git identity (author or committer) with its date.
 func identEnv(kind string, s domain.Signature) []string {
@@ -40,18 +21,6 @@ func identEnv(kind string, s domain.Signature) []string {
 		"GIT_" + kind + "_EMAIL=" + s.Email,
 		"GIT_" + kind + "_DATE=@" + gitobject.FormatDate(s.When),
 	}
-}
-
-// currentRef reads ref, ZeroID when it does not exist.
-func currentRef(gitDir, ref string) (string, error) {
-	oid, ok, err := readRef(gitDir, ref)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return domain.ZeroID, nil
-	}
-	return oid, nil
 }
 
 // casRef moves ref from oldID to newID (ZeroID: create / delete), or fails
@@ -65,7 +34,7 @@ func (b *Backend) casRef(ctx context.Context, gitDir, ref, newID, oldID string) 
 	if err == nil {
 		return nil
 	}
-	if cur, rerr := currentRef(gitDir, ref); rerr == nil && cur != oldID {
+	if cur, rerr := gitobject.CurrentRef(gitDir, ref); rerr == nil && cur != oldID {
 		return fmt.Errorf("gitcli: %s is at %s, not %s: %w", ref, cur, oldID, core.ErrStale)
 	}
 	var ge *gitError
@@ -82,14 +51,11 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 	if err != nil {
 		return err
 	}
-	if err := gitnames.CheckFullRef(ref); err != nil {
+	if err := check.UpdateRef(ref, newID, oldID); err != nil {
 		return err
 	}
-	if !gitnames.IsOID(newID) || !gitnames.IsOID(oldID) || (newID == domain.ZeroID && oldID == domain.ZeroID) {
-		return fmt.Errorf("gitcli: update %s: invalid object names %q, %q: %w", ref, newID, oldID, core.ErrInvalid)
-	}
 	if newID != domain.ZeroID {
-		var o object
+		var o gitobject.Object
 		err := b.withCatFile(ctx, gitDir, func(c *catFile) error {
 			o, err = c.info(newID)
 			return err
@@ -104,65 +70,9 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 	return b.casRef(ctx, gitDir, ref, newID, oldID)
 }
 
-// indexEntry is one file of a tree being built.
-type indexEntry struct {
-	mode string // "100644", "100755", "120000", "160000"
-	id   string
-}
-
-// flatTree is a tree as a flat map of file paths, with a count of the
-// files under every directory for directory/file checks.
-type flatTree struct {
-	files map[string]indexEntry
-	dirs  map[string]int
-}
-
-func newFlatTree() *flatTree {
-	return &flatTree{files: map[string]indexEntry{}, dirs: map[string]int{}}
-}
-
-func (t *flatTree) add(p string, e indexEntry) {
-	if _, ok := t.files[p]; !ok {
-		for d := parentDir(p); d != ""; d = parentDir(d) {
-			t.dirs[d]++
-		}
-	}
-	t.files[p] = e
-}
-
-func (t *flatTree) remove(p string) {
-	if _, ok := t.files[p]; !ok {
-		return
-	}
-	delete(t.files, p)
-	for d := parentDir(p); d != ""; d = parentDir(d) {
-		if t.dirs[d]--; t.dirs[d] == 0 {
-			delete(t.dirs, d)
-		}
-	}
-}
-
-// fileAbove reports whether a proper prefix directory of p is a file.
-func (t *flatTree) fileAbove(p string) bool {
-	for d := parentDir(p); d != ""; d = parentDir(d) {
-		if _, ok := t.files[d]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-func parentDir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i < 0 {
-		return ""
-	}
-	return p[:i]
-}
-
 // loadTree lists every file of tree recursively.
-func (b *Backend) loadTree(ctx context.Context, gitDir, tree string) (*flatTree, error) {
-	t := newFlatTree()
+func (b *Backend) loadTree(ctx context.Context, gitDir, tree string) (*gitobject.FlatTree, error) {
+	t := gitobject.NewFlatTree()
 	out, err := b.runIn(ctx, gitDir, "ls-tree", "-r", "-z", "--full-tree", tree)
 	if err != nil {
 		return nil, err
@@ -176,7 +86,7 @@ func (b *Backend) loadTree(ctx context.Context, gitDir, tree string) (*flatTree,
 		if !ok || len(f) != 3 {
 			return nil, fmt.Errorf("ls-tree: bad record %q", rec)
 		}
-		t.add(string(p), indexEntry{mode: f[0], id: f[2]})
+		t.Add(string(p), gitobject.FileEntry{Mode: f[0], ID: f[2]})
 	}
 	return t, nil
 }
@@ -192,8 +102,8 @@ func (b *Backend) hashBlob(ctx context.Context, gitDir string, content []byte) (
 }
 
 // writeTree writes t as a tree through a temporary index.
-func (b *Backend) writeTree(ctx context.Context, gitDir string, t *flatTree) (string, error) {
-	if len(t.files) == 0 {
+func (b *Backend) writeTree(ctx context.Context, gitDir string, t *gitobject.FlatTree) (string, error) {
+	if len(t.Files) == 0 {
 		out, err := b.runIn(ctx, gitDir, "mktree", "-z")
 		return strings.TrimSpace(string(out)), err
 	}
@@ -204,8 +114,8 @@ func (b *Backend) writeTree(ctx context.Context, gitDir string, t *flatTree) (st
 	defer os.RemoveAll(dir)
 	env := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "index")}
 	var in bytes.Buffer
-	for p, e := range t.files {
-		fmt.Fprintf(&in, "%s %s\t%s\x00", e.mode, e.id, p)
+	for p, e := range t.Files {
+		fmt.Fprintf(&in, "%s %s\t%s\x00", e.Mode, e.ID, p)
 	}
 	if _, err := b.runInOpts(ctx, gitDir, runOpts{env: env, stdin: &in}, "update-index", "-z", "--index-info"); err != nil {
 		return "", err
@@ -232,99 +142,21 @@ func (b *Backend) commitTree(ctx context.Context, gitDir, tree string, parents [
 	return strings.TrimSpace(string(out)), nil
 }
 
-func invalid(msg string) error { return core.BadRequest(msg) }
-
 // CommitFiles writes one commit applying every action to the branch head.
 func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.CommitFiles) (domain.Commit, error) {
 	gitDir, err := b.open(repo)
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	if err := gitnames.CheckBranch(req.Branch); err != nil {
-		return domain.Commit{}, err
-	}
-	if req.StartBranch != "" {
-		if err := gitnames.CheckBranch(req.StartBranch); err != nil {
-			return domain.Commit{}, err
-		}
-	}
-	if req.ExpectedHead != "" && !gitnames.IsOID(req.ExpectedHead) {
-		return domain.Commit{}, fmt.Errorf("gitcli: expected head %q: %w", req.ExpectedHead, core.ErrInvalid)
-	}
-	if err := checkSignature("author", req.Author); err != nil {
-		return domain.Commit{}, err
-	}
-	if err := checkSignature("committer", req.Committer); err != nil {
-		return domain.Commit{}, err
-	}
-	if strings.ContainsRune(req.Message, 0) {
-		return domain.Commit{}, fmt.Errorf("gitcli: commit message contains NUL: %w", core.ErrInvalid)
-	}
-	if len(req.Actions) == 0 {
-		return domain.Commit{}, invalid("No actions given")
-	}
-	for i, a := range req.Actions {
-		p, err := gitnames.CleanPath(a.Path)
-		if err != nil {
-			return domain.Commit{}, err
-		}
-		if p == "" {
-			return domain.Commit{}, invalid("Invalid path")
-		}
-		if err := gitnames.CheckWritePath(p); err != nil {
-			return domain.Commit{}, err
-		}
-		req.Actions[i].Path = p
-		switch a.Action {
-		case domain.FileCreate, domain.FileUpdate, domain.FileDelete:
-		case domain.FileMove:
-			pp, err := gitnames.CleanPath(a.PreviousPath)
-			if err != nil {
-				return domain.Commit{}, err
-			}
-			if pp == "" {
-				return domain.Commit{}, invalid("Invalid path")
-			}
-			if err := gitnames.CheckWritePath(pp); err != nil {
-				return domain.Commit{}, err
-			}
-			req.Actions[i].PreviousPath = pp
-		default:
-			return domain.Commit{}, fmt.Errorf("gitcli: unknown file action %q: %w", a.Action, core.ErrInvalid)
-		}
-	}
-	ref := domain.BranchPrefix + req.Branch
-	head, err := currentRef(gitDir, ref)
+	actions, err := check.CommitFiles(req)
 	if err != nil {
-		return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
+		return domain.Commit{}, err
 	}
-	if req.ExpectedHead != "" && req.ExpectedHead != head {
-		return domain.Commit{}, fmt.Errorf("gitcli: %s is at %s, not %s: %w", ref, head, req.ExpectedHead, core.ErrStale)
+	ref, head, parent, err := check.CommitBase(gitDir, req, func() (bool, error) { return b.IsEmpty(ctx, repo) })
+	if err != nil {
+		return domain.Commit{}, err
 	}
-	parent := head
-	if head == domain.ZeroID {
-		parent = ""
-		if req.StartBranch != "" && req.StartBranch != req.Branch {
-			start, ok, err := readRef(gitDir, domain.BranchPrefix+req.StartBranch)
-			if err != nil {
-				return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
-			}
-			if !ok {
-				return domain.Commit{}, invalid(msgNotOnBranch)
-			}
-			parent = start
-		} else {
-			empty, err := b.IsEmpty(ctx, repo)
-			if err != nil {
-				return domain.Commit{}, err
-			}
-			if !empty {
-				return domain.Commit{}, invalid(msgNotOnBranch)
-			}
-		}
-	}
-
-	tree := newFlatTree()
+	tree := gitobject.NewFlatTree()
 	var parents []string
 	if parent != "" {
 		parents = []string{parent}
@@ -340,8 +172,15 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 			return domain.Commit{}, fmt.Errorf("gitcli: commit to %s: %w", ref, err)
 		}
 	}
-	for _, a := range req.Actions {
-		if err := b.applyAction(ctx, gitDir, tree, a); err != nil {
+	for _, a := range actions {
+		err := tree.Apply(a, func(content []byte) (string, error) {
+			id, err := b.hashBlob(ctx, gitDir, content)
+			if err != nil {
+				return "", fmt.Errorf("gitcli: write blob for %s: %w", a.Path, err)
+			}
+			return id, nil
+		})
+		if err != nil {
 			return domain.Commit{}, err
 		}
 	}
@@ -367,103 +206,15 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	return commit, nil
 }
 
-// applyAction changes t as a applies, with GitLab's errors.
-func (b *Backend) applyAction(ctx context.Context, gitDir string, t *flatTree, a domain.FileAction) error {
-	placeable := func(p string) error {
-		if _, ok := t.files[p]; ok {
-			return invalid(msgFileExists)
-		}
-		if t.dirs[p] > 0 {
-			return invalid(msgDirExists)
-		}
-		if t.fileAbove(p) {
-			return invalid(msgFileExists)
-		}
-		return nil
-	}
-	blob := func(content []byte) (string, error) {
-		id, err := b.hashBlob(ctx, gitDir, content)
-		if err != nil {
-			return "", fmt.Errorf("gitcli: write blob for %s: %w", a.Path, err)
-		}
-		return id, nil
-	}
-	switch a.Action {
-	case domain.FileCreate:
-		if err := placeable(a.Path); err != nil {
-			return err
-		}
-		id, err := blob(a.Content)
-		if err != nil {
-			return err
-		}
-		t.add(a.Path, indexEntry{mode: "100644", id: id})
-	case domain.FileUpdate:
-		old, ok := t.files[a.Path]
-		if !ok {
-			return invalid(msgFileMissing)
-		}
-		id, err := blob(a.Content)
-		if err != nil {
-			return err
-		}
-		mode := old.mode
-		if mode == "160000" {
-			mode = "100644"
-		}
-		t.add(a.Path, indexEntry{mode: mode, id: id})
-	case domain.FileDelete:
-		if _, ok := t.files[a.Path]; !ok {
-			return invalid(msgFileMissing)
-		}
-		t.remove(a.Path)
-	case domain.FileMove:
-		old, ok := t.files[a.PreviousPath]
-		if !ok {
-			return invalid(msgFileMissing)
-		}
-		t.remove(a.PreviousPath)
-		if err := placeable(a.Path); err != nil {
-			return err
-		}
-		e := old
-		if a.Content != nil {
-			id, err := blob(a.Content)
-			if err != nil {
-				return err
-			}
-			e.id = id
-		}
-		t.add(a.Path, e)
-	}
-	return nil
-}
-
 // CreateTag makes refs/tags/name point at target.
 func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message string, tagger domain.Signature) (domain.Tag, error) {
 	gitDir, err := b.open(repo)
 	if err != nil {
 		return domain.Tag{}, err
 	}
-	if err := gitnames.CheckTag(name); err != nil {
+	ref, err := check.Tag(gitDir, name, target, message, tagger)
+	if err != nil {
 		return domain.Tag{}, err
-	}
-	if err := gitnames.CheckRev(target); err != nil {
-		return domain.Tag{}, err
-	}
-	if message != "" {
-		if err := checkSignature("tagger", tagger); err != nil {
-			return domain.Tag{}, err
-		}
-		if strings.ContainsRune(message, 0) {
-			return domain.Tag{}, fmt.Errorf("gitcli: tag message contains NUL: %w", core.ErrInvalid)
-		}
-	}
-	ref := domain.TagPrefix + name
-	if _, ok, err := readRef(gitDir, ref); err != nil {
-		return domain.Tag{}, fmt.Errorf("gitcli: create tag %s: %w", name, err)
-	} else if ok {
-		return domain.Tag{}, fmt.Errorf("gitcli: tag %s: %w", name, core.ErrConflict)
 	}
 	ids, err := b.resolveCommits(ctx, gitDir, target)
 	if err != nil {

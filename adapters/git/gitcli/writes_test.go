@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitcli"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -35,12 +36,12 @@ func TestCommitFiles(t *testing.T) {
 		c.Committer.Name != "bob" || !c.Author.When.Equal(sig("x").When) {
 		t.Errorf("commit = %+v", c)
 	}
-	if got := cleanGit(t, bare, "--git-dir="+bare, "ls-tree", "-r", "--name-only", "main"); got != "README\nmoved/a.txt\nnew/x.txt" {
+	if got := gitcli.CleanGit(t, bare, "--git-dir="+bare, "ls-tree", "-r", "--name-only", "main"); got != "README\nmoved/a.txt\nnew/x.txt" {
 		t.Errorf("tree after commit:\n%s", got)
 	}
-	cleanGit(t, bare, "--git-dir="+bare, "fsck", "--strict", "--no-progress")
+	gitcli.CleanGit(t, bare, "--git-dir="+bare, "fsck", "--strict", "--no-progress")
 	// Deterministic: the same request on the same parent gives the same commit.
-	if again := cleanGit(t, bare, "--git-dir="+bare, "rev-parse", "main"); again != c.ID {
+	if again := gitcli.CleanGit(t, bare, "--git-dir="+bare, "rev-parse", "main"); again != c.ID {
 		t.Errorf("main = %s, want %s", again, c.ID)
 	}
 
@@ -122,7 +123,7 @@ func TestUpdateRefAndTags(t *testing.T) {
 	if err := b.UpdateRef(ctx, repo, "refs/heads/x", "1234567890123456789012345678901234567890", domain.ZeroID); !errors.Is(err, core.ErrNotFound) {
 		t.Errorf("unknown object: %v", err)
 	}
-	tree := cleanGit(t, bare, "--git-dir="+bare, "rev-parse", "main^{tree}")
+	tree := gitcli.CleanGit(t, bare, "--git-dir="+bare, "rev-parse", "main^{tree}")
 	if err := b.UpdateRef(ctx, repo, "refs/heads/x", tree, domain.ZeroID); !errors.Is(err, core.ErrInvalid) {
 		t.Errorf("branch to a tree: %v", err)
 	}
@@ -143,7 +144,7 @@ func TestUpdateRefAndTags(t *testing.T) {
 		tag.Tagger == nil || tag.Tagger.Name != "tagger" || tag.TargetID == ids["f1"] {
 		t.Errorf("annotated tag: %+v, %v", tag, err)
 	}
-	raw := cleanGit(t, bare, "--git-dir="+bare, "cat-file", "tag", "v2")
+	raw := gitcli.CleanGit(t, bare, "--git-dir="+bare, "cat-file", "tag", "v2")
 	if want := "object " + ids["f1"] + "\ntype commit\ntag v2\ntagger tagger <tagger@example.com> 1714554000 +0100\n\nrelease two"; raw != want {
 		t.Errorf("tag object:\n%s\nwant\n%s", raw, want)
 	}

@@ -1,7 +1,15 @@
-// Package gitobject reads and writes git's object formats (commits, tags,
-// trees, signatures) byte for byte as git does. Both backends use it: gitcli
-// to parse what cat-file prints, gogit to parse and to write objects, so the
-// two can never disagree on an object's meaning or its name.
+// Package gitobject is what both git backends (gitcli, gogit) know of git's
+// own formats, so the two can never disagree on an object's meaning or its
+// name:
+//   - objects (commits, tags, trees, signatures), read and written byte for
+//     byte as git does: gitcli parses what cat-file prints, gogit parses and
+//     writes objects;
+//   - walks over objects through a backend's Reader: tags peeled, trees
+//     read, paths looked up, directories listed, files read (reader.go);
+//   - refs as git stores them in a bare repository (loose files,
+//     packed-refs, symbolic refs), read the same way by both (refs.go);
+//   - a tree being built from file actions, with GitLab's answers to
+//     actions that do not fit (flattree.go).
 package gitobject
 
 import (

@@ -8,13 +8,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/dsnet/compress/bzip2"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
-	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 )
 
 // Archive writes the tree of rev as git archive does: a pax header with
@@ -25,17 +24,8 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 	if err != nil {
 		return err
 	}
-	switch format {
-	case "tar", "tar.gz", "tar.bz2", "zip":
-	default:
-		return fmt.Errorf("gogit: archive format %q: %w", format, core.ErrInvalid)
-	}
-	if prefix != "" {
-		p, err := gitnames.CleanPath(prefix)
-		if err != nil || p == "" || strings.HasPrefix(p, "-") {
-			return fmt.Errorf("gogit: archive prefix %q: %w", prefix, core.ErrInvalid)
-		}
-		prefix = p + "/"
+	if prefix, err = check.Archive(format, prefix); err != nil {
+		return err
 	}
 	if err := gitnames.CheckRev(rev); err != nil {
 		return err
@@ -59,7 +49,7 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		entries, err := r.readTree(tree)
+		entries, err := gitobject.ReadTree(r, tree)
 		if err != nil {
 			return err
 		}
@@ -74,7 +64,7 @@ func (b *Backend) Archive(ctx context.Context, repo, rev, format, prefix string,
 			case e.Mode == "160000":
 				items = append(items, item{path: p + "/", mode: "40000"})
 			default:
-				o, err := r.read(e.ID)
+				o, err := r.ReadObject(e.ID)
 				if err != nil {
 					return err
 				}

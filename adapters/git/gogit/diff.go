@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -27,12 +26,12 @@ func (r *repoh) diffTrees(ctx context.Context, a, b string) ([]fileChange, error
 		if err != nil {
 			return err
 		}
-		for p, e := range t.files {
+		for p, e := range t.Files {
 			full := dir + p
 			if old {
-				out = append(out, fileChange{oldPath: full, newPath: full, oldMode: e.mode, oldID: e.id})
+				out = append(out, fileChange{oldPath: full, newPath: full, oldMode: e.Mode, oldID: e.ID})
 			} else {
-				out = append(out, fileChange{oldPath: full, newPath: full, newMode: e.mode, newID: e.id})
+				out = append(out, fileChange{oldPath: full, newPath: full, newMode: e.Mode, newID: e.ID})
 			}
 		}
 		return nil
@@ -44,11 +43,11 @@ func (r *repoh) diffTrees(ctx context.Context, a, b string) ([]fileChange, error
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ea, err := r.readTree(a)
+		ea, err := gitobject.ReadTree(r, a)
 		if err != nil {
 			return err
 		}
-		eb, err := r.readTree(b)
+		eb, err := gitobject.ReadTree(r, b)
 		if err != nil {
 			return err
 		}
@@ -110,7 +109,7 @@ func (r *repoh) blobData(id, mode string) ([]byte, error) {
 	if mode == "160000" {
 		return []byte("Subproject commit " + id + "\n"), nil
 	}
-	o, err := r.read(id)
+	o, err := r.ReadObject(id)
 	if err != nil {
 		return nil, err
 	}
@@ -274,13 +273,8 @@ func printMode(m string) string {
 
 // diffEnds resolves the two trees of a diff.
 func (r *repoh) diffEnds(from, to string) (string, string, error) {
-	if err := gitnames.CheckRev(to); err != nil {
+	if err := check.Diff(from, to); err != nil {
 		return "", "", err
-	}
-	if from != "" {
-		if err := gitnames.CheckRev(from); err != nil {
-			return "", "", err
-		}
 	}
 	tc, err := r.resolveCommit(to)
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,36 +27,37 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"go.uber.org/zap"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
+	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
 var _ ports.RepoBackend = (*Backend)(nil)
 
+// check runs the request checks both backends share, naming this backend
+// in its errors.
+const check = gitinput.Checker("gogit")
+
 // Backend stores bare repositories under a root directory.
 type Backend struct {
-	root string // absolute
+	disk *gitdisk.Root
 	log  *zap.Logger
 }
 
 // New opens (creating it if needed) the repository root. A nil log
 // discards logging.
 func New(root string, log *zap.Logger) (*Backend, error) {
-	if root == "" {
-		return nil, errors.New("gogit: empty repository root")
-	}
 	if log == nil {
 		log = zap.NewNop()
 	}
-	abs, err := filepath.Abs(root)
+	disk, err := gitdisk.Open("gogit", root, log)
 	if err != nil {
-		return nil, fmt.Errorf("gogit: resolve root %q: %w", root, err)
+		return nil, err
 	}
-	if err := os.MkdirAll(abs, 0o750); err != nil {
-		return nil, fmt.Errorf("gogit: create root: %w", err)
-	}
-	return &Backend{root: abs, log: log}, nil
+	return &Backend{disk: disk, log: log}, nil
 }
 
 // Close releases nothing: the backend holds no long-lived resources.
@@ -71,16 +71,9 @@ type repoh struct {
 
 // open validates repo and opens it; core.ErrNotFound when it is missing.
 func (b *Backend) open(repo string) (*repoh, error) {
-	dir, err := b.path(repo)
+	dir, err := b.disk.Open(repo)
 	if err != nil {
 		return nil, err
-	}
-	info, err := os.Stat(filepath.Join(dir, "HEAD"))
-	if err != nil || !info.Mode().IsRegular() {
-		if err == nil || errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
-			return nil, fmt.Errorf("gogit: repository %s: %w", repo, core.ErrNotFound)
-		}
-		return nil, fmt.Errorf("gogit: repository %s: %w", repo, err)
 	}
 	return openDir(dir), nil
 }
@@ -91,37 +84,28 @@ func openDir(dir string) *repoh {
 	return &repoh{dir: dir, st: st}
 }
 
-// object is a raw object.
-type object struct {
-	ID   string
-	Type string
-	Data []byte
-}
-
-var errMissing = errors.New("object missing")
-
-// read reads the object id (full name).
-func (r *repoh) read(id string) (object, error) {
+// ReadObject reads the object id (full name).
+func (r *repoh) ReadObject(id string) (gitobject.Object, error) {
 	if !gitnames.IsOID(id) {
-		return object{}, fmt.Errorf("object %q: %w", id, core.ErrNotFound)
+		return gitobject.Object{}, fmt.Errorf("object %q: %w", id, core.ErrNotFound)
 	}
 	o, err := r.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(id))
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return object{}, fmt.Errorf("object %s: %w (%w)", id, core.ErrNotFound, errMissing)
+			return gitobject.Object{}, fmt.Errorf("object %s: %w (%w)", id, core.ErrNotFound, gitobject.ErrMissing)
 		}
-		return object{}, fmt.Errorf("read object %s: %w", id, err)
+		return gitobject.Object{}, fmt.Errorf("read object %s: %w", id, err)
 	}
 	rd, err := o.Reader()
 	if err != nil {
-		return object{}, fmt.Errorf("read object %s: %w", id, err)
+		return gitobject.Object{}, fmt.Errorf("read object %s: %w", id, err)
 	}
 	defer rd.Close()
 	data, err := io.ReadAll(rd)
 	if err != nil {
-		return object{}, fmt.Errorf("read object %s: %w", id, err)
+		return gitobject.Object{}, fmt.Errorf("read object %s: %w", id, err)
 	}
-	return object{ID: id, Type: o.Type().String(), Data: data}, nil
+	return gitobject.Object{ID: id, Type: o.Type().String(), Size: int64(len(data)), Data: data}, nil
 }
 
 // expand turns an abbreviated object name (at least 4 hex digits) into
@@ -224,17 +208,5 @@ func writeFileSync(dir, final string, data []byte, mode os.FileMode) error {
 		return err
 	}
 	ok = true
-	return syncPath(dir)
-}
-
-func syncPath(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("sync: %w", err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	return nil
+	return gitdisk.Sync(dir)
 }

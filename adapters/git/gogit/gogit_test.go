@@ -19,6 +19,10 @@ func newRepo(t *testing.T) contracttests.Repo {
 	return contracttests.Repo{Backend: b, Root: root}
 }
 
+// TestRepoSuite runs beside the package's other tests (whether its cases
+// run in parallel with each other is RunRepoSuite's choice; newRepo may be
+// called from several goroutines at once).
 func TestRepoSuite(t *testing.T) {
+	t.Parallel()
 	contracttests.RunRepoSuite(t, newRepo)
 }

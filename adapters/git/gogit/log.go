@@ -8,9 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -107,7 +105,7 @@ func (w *walker) entryAt(tree string) (string, error) {
 	if tree == gitobject.EmptyTree {
 		return "", nil
 	}
-	e, ok, err := w.r.lookupPath(tree, w.path)
+	e, ok, err := gitobject.LookupPath(w.r, tree, w.path)
 	if err != nil || !ok {
 		return "", err
 	}
@@ -220,10 +218,7 @@ func (w *walker) simplify(c *domain.Commit, bad map[string]bool) ([]string, bool
 
 // logIDs runs the walk of q.
 func (b *Backend) logIDs(ctx context.Context, r *repoh, q domain.LogQuery, paged bool) ([]string, *walker, error) {
-	if q.Skip < 0 || q.Limit < 0 {
-		return nil, nil, fmt.Errorf("gogit: negative skip or limit: %w", core.ErrInvalid)
-	}
-	p, err := gitnames.CleanPath(q.Path)
+	p, err := check.Log(q)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,9 +5,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -141,52 +140,52 @@ func (r *repoh) mergeTrees(base, ours, theirs string) (string, []string, error) 
 		return "", nil, err
 	}
 	paths := map[string]bool{}
-	for _, t := range []*flatTree{tb, to, tt} {
-		for p := range t.files {
+	for _, t := range []*gitobject.FlatTree{tb, to, tt} {
+		for p := range t.Files {
 			paths[p] = true
 		}
 	}
-	res := newFlatTree()
+	res := gitobject.NewFlatTree()
 	var conflicts []string
 	for p := range paths {
-		eb, okb := tb.files[p]
-		eo, oko := to.files[p]
-		et, okt := tt.files[p]
+		eb, okb := tb.Files[p]
+		eo, oko := to.Files[p]
+		et, okt := tt.Files[p]
 		switch {
 		case oko == okt && eo == et:
 			if oko {
-				res.add(p, eo)
+				res.Add(p, eo)
 			}
 		case okb == oko && eb == eo:
 			if okt {
-				res.add(p, et)
+				res.Add(p, et)
 			}
 		case okb == okt && eb == et:
 			if oko {
-				res.add(p, eo)
+				res.Add(p, eo)
 			}
 		case !oko || !okt:
 			conflicts = append(conflicts, p) // modify/delete
 		default:
 			mode := ""
 			switch {
-			case eo.mode == et.mode:
-				mode = eo.mode
-			case okb && eb.mode == eo.mode:
-				mode = et.mode
-			case okb && eb.mode == et.mode:
-				mode = eo.mode
+			case eo.Mode == et.Mode:
+				mode = eo.Mode
+			case okb && eb.Mode == eo.Mode:
+				mode = et.Mode
+			case okb && eb.Mode == et.Mode:
+				mode = eo.Mode
 			}
 			regular := func(m string) bool { return m == "100644" || m == "100755" }
-			if mode == "" || !okb || !regular(eo.mode) || !regular(et.mode) || !regular(eb.mode) {
+			if mode == "" || !okb || !regular(eo.Mode) || !regular(et.Mode) || !regular(eb.Mode) {
 				conflicts = append(conflicts, p)
 				continue
 			}
-			id := eo.id
-			if eo.id != et.id {
+			id := eo.ID
+			if eo.ID != et.ID {
 				var data [3][]byte
-				for k, e := range []indexEntry{eb, eo, et} {
-					if data[k], err = r.blobData(e.id, e.mode); err != nil {
+				for k, e := range []gitobject.FileEntry{eb, eo, et} {
+					if data[k], err = r.blobData(e.ID, e.Mode); err != nil {
 						return "", nil, err
 					}
 				}
@@ -203,12 +202,12 @@ func (r *repoh) mergeTrees(base, ours, theirs string) (string, []string, error) 
 					return "", nil, err
 				}
 			}
-			res.add(p, indexEntry{mode: mode, id: id})
+			res.Add(p, gitobject.FileEntry{Mode: mode, ID: id})
 		}
 	}
 	// A file where the other side has a directory is a conflict.
-	for p := range res.files {
-		if res.dirs[p] > 0 {
+	for p := range res.Files {
+		if res.IsDir(p) {
 			conflicts = append(conflicts, p)
 		}
 	}
@@ -236,16 +235,8 @@ func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeSpec) 
 	if err != nil {
 		return domain.MergeResult{}, err
 	}
-	if !req.DryRun {
-		if err := checkSignature("author", req.Author); err != nil {
-			return domain.MergeResult{}, err
-		}
-		if err := checkSignature("committer", req.Committer); err != nil {
-			return domain.MergeResult{}, err
-		}
-		if strings.ContainsRune(req.Message, 0) {
-			return domain.MergeResult{}, fmt.Errorf("gogit: merge message contains NUL: %w", core.ErrInvalid)
-		}
+	if err := check.Merge(req); err != nil {
+		return domain.MergeResult{}, err
 	}
 	ids, err := r.resolveCommits(req.Ours, req.Theirs)
 	if err != nil {
@@ -257,7 +248,7 @@ func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeSpec) 
 		return domain.MergeResult{}, fmt.Errorf("gogit: merge in %s: %w", repo, err)
 	}
 	if len(bases) == 0 {
-		return domain.MergeResult{}, core.BadRequest("The branches have no common history")
+		return domain.MergeResult{}, core.BadRequest(gitinput.MsgNoCommonHistory)
 	}
 	trees := [3]string{}
 	for k, id := range []string{bases[0], ids[0], ids[1]} {
@@ -290,13 +281,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	if err != nil {
 		return domain.MergeResult{}, err
 	}
-	if err := checkSignature("committer", committer); err != nil {
-		return domain.MergeResult{}, err
-	}
-	if err := gitnames.CheckRev(sha); err != nil {
-		return domain.MergeResult{}, err
-	}
-	if err := gitnames.CheckRev(onto); err != nil {
+	if err := check.CherryPick(sha, onto, committer); err != nil {
 		return domain.MergeResult{}, err
 	}
 	fail := func(err error) (domain.MergeResult, error) {
@@ -310,8 +295,8 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	if err != nil {
 		return fail(err)
 	}
-	if len(pick.ParentIDs) > 1 {
-		return fail(core.BadRequest("Sorry, we cannot cherry-pick a merge commit"))
+	if err := check.CherryPickable(pick); err != nil {
+		return fail(err)
 	}
 	baseTree := gitobject.EmptyTree
 	if len(pick.ParentIDs) == 1 {
@@ -329,7 +314,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 		return domain.MergeResult{Conflicts: conflicts}, nil
 	}
 	if tree == target.TreeID {
-		return domain.MergeResult{}, core.BadRequest(msgCherryPickNoop)
+		return domain.MergeResult{}, core.BadRequest(gitinput.MsgNothingToPick)
 	}
 	id, err := r.commitTree(tree, []string{target.ID}, pick.Message, pick.Author, committer)
 	if err != nil {

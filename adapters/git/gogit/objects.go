@@ -9,7 +9,7 @@ import (
 
 // readCommit reads the commit oid.
 func (r *repoh) readCommit(oid string) (domain.Commit, error) {
-	o, err := r.read(oid)
+	o, err := r.ReadObject(oid)
 	if err != nil {
 		return domain.Commit{}, err
 	}
@@ -17,19 +17,4 @@ func (r *repoh) readCommit(oid string) (domain.Commit, error) {
 		return domain.Commit{}, fmt.Errorf("object %s is a %s, not a commit", oid, o.Type)
 	}
 	return gitobject.ParseCommit(o.ID, o.Data)
-}
-
-// readTree reads the tree object id.
-func (r *repoh) readTree(id string) ([]gitobject.TreeEntry, error) {
-	if id == gitobject.EmptyTree {
-		return nil, nil
-	}
-	o, err := r.read(id)
-	if err != nil {
-		return nil, err
-	}
-	if o.Type != "tree" {
-		return nil, fmt.Errorf("object %s is a %s, not a tree", id, o.Type)
-	}
-	return gitobject.ParseTree(o.ID, o.Data)
 }

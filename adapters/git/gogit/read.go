@@ -2,14 +2,12 @@ package gogit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
@@ -22,23 +20,8 @@ func (r *repoh) resolveObject(rev string) (string, error) {
 	if err := gitnames.CheckRev(rev); err != nil {
 		return "", err
 	}
-	var candidates []string
-	switch {
-	case rev == "HEAD":
-		candidates = []string{"HEAD"}
-	case strings.HasPrefix(rev, "refs/"):
-		candidates = []string{rev}
-	default:
-		candidates = []string{domain.BranchPrefix + rev, domain.TagPrefix + rev}
-	}
-	for _, ref := range candidates {
-		oid, ok, err := readRef(r.dir, ref)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return oid, nil
-		}
+	if oid, ok, err := gitobject.ResolveRef(r.dir, rev); err != nil || ok {
+		return oid, err
 	}
 	if gitnames.IsHex(rev) {
 		id, ok, err := r.expand(rev)
@@ -52,28 +35,9 @@ func (r *repoh) resolveObject(rev string) (string, error) {
 	return "", fmt.Errorf("gogit: revision %q: %w", rev, core.ErrNotFound)
 }
 
-// peel follows tags from oid to the first object that is not a tag.
-func (r *repoh) peel(oid string) (object, error) {
-	for range 10 {
-		o, err := r.read(oid)
-		if err != nil {
-			return object{}, err
-		}
-		if o.Type != "tag" {
-			return o, nil
-		}
-		t, err := gitobject.ParseTag(o.ID, o.Data)
-		if err != nil {
-			return object{}, err
-		}
-		oid = t.Object
-	}
-	return object{}, fmt.Errorf("tag chain from %s is too long", oid)
-}
-
 // peelCommit peels oid to a commit; core.ErrNotFound when it is none.
 func (r *repoh) peelCommit(oid string) (domain.Commit, error) {
-	o, err := r.peel(oid)
+	o, err := gitobject.Peel(r, oid)
 	if err != nil {
 		return domain.Commit{}, err
 	}
@@ -116,7 +80,7 @@ func (b *Backend) DefaultBranch(ctx context.Context, repo string) (string, error
 	if err != nil {
 		return "", err
 	}
-	ref, err := headRef(r.dir)
+	ref, err := gitobject.HeadRef(r.dir)
 	if err != nil {
 		return "", fmt.Errorf("gogit: default branch of %s: %w", repo, err)
 	}
@@ -129,14 +93,9 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 	if err != nil {
 		return err
 	}
-	if err := gitnames.CheckBranch(branch); err != nil {
+	ref, err := check.DefaultBranch(r.dir, repo, branch)
+	if err != nil {
 		return err
-	}
-	ref := domain.BranchPrefix + branch
-	if _, ok, err := readRef(r.dir, ref); err != nil {
-		return fmt.Errorf("gogit: set default branch of %s: %w", repo, err)
-	} else if !ok {
-		return fmt.Errorf("gogit: branch %q: %w", branch, core.ErrNotFound)
 	}
 	headPath := filepath.Join(r.dir, "HEAD")
 	lock, err := lockFile(headPath)
@@ -158,7 +117,7 @@ func (b *Backend) SetDefaultBranch(ctx context.Context, repo, branch string) err
 		_ = os.Remove(lockName)
 		return fmt.Errorf("gogit: set default branch of %s: %w", repo, err)
 	}
-	return syncPath(r.dir)
+	return gitdisk.Sync(r.dir)
 }
 
 // IsEmpty reports whether the repository has no refs at all.
@@ -208,17 +167,13 @@ func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, e
 	}
 	branches := make([]domain.Branch, 0, len(refs))
 	for _, ref := range refs {
-		br := domain.Branch{Name: strings.TrimPrefix(ref.name, domain.BranchPrefix)}
-		o, err := r.read(ref.oid)
+		o, err := r.ReadObject(ref.oid)
 		if err != nil {
 			return nil, fmt.Errorf("gogit: branches of %s: %w", repo, err)
 		}
-		if o.Type == "commit" {
-			if br.Commit, err = gitobject.ParseCommit(o.ID, o.Data); err != nil {
-				return nil, fmt.Errorf("gogit: branches of %s: %w", repo, err)
-			}
-		} else {
-			br.Commit = domain.Commit{ID: o.ID, ParentIDs: []string{}}
+		br, err := gitobject.MakeBranch(strings.TrimPrefix(ref.name, domain.BranchPrefix), o)
+		if err != nil {
+			return nil, fmt.Errorf("gogit: branches of %s: %w", repo, err)
 		}
 		branches = append(branches, br)
 	}
@@ -234,7 +189,7 @@ func (b *Backend) Branch(ctx context.Context, repo, name string) (domain.Branch,
 	if err := gitnames.CheckBranch(name); err != nil {
 		return domain.Branch{}, err
 	}
-	oid, ok, err := readRef(r.dir, domain.BranchPrefix+name)
+	oid, ok, err := gitobject.ReadRef(r.dir, domain.BranchPrefix+name)
 	if err != nil {
 		return domain.Branch{}, fmt.Errorf("gogit: branch %q of %s: %w", name, repo, err)
 	}
@@ -260,11 +215,11 @@ func (b *Backend) Tags(ctx context.Context, repo string) ([]domain.Tag, error) {
 	}
 	tags := make([]domain.Tag, 0, len(refs))
 	for _, ref := range refs {
-		o, err := r.read(ref.oid)
+		o, err := r.ReadObject(ref.oid)
 		if err != nil {
 			return nil, fmt.Errorf("gogit: tags of %s: %w", repo, err)
 		}
-		t, err := r.makeTag(strings.TrimPrefix(ref.name, domain.TagPrefix), o)
+		t, err := gitobject.MakeTag(r, strings.TrimPrefix(ref.name, domain.TagPrefix), o)
 		if err != nil {
 			return nil, fmt.Errorf("gogit: tags of %s: %w", repo, err)
 		}
@@ -282,80 +237,22 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 	if err := gitnames.CheckTag(name); err != nil {
 		return domain.Tag{}, err
 	}
-	oid, ok, err := readRef(r.dir, domain.TagPrefix+name)
+	oid, ok, err := gitobject.ReadRef(r.dir, domain.TagPrefix+name)
 	if err != nil {
 		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, err)
 	}
 	if !ok {
 		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, core.ErrNotFound)
 	}
-	o, err := r.read(oid)
+	o, err := r.ReadObject(oid)
 	if err != nil {
 		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, err)
 	}
-	t, err := r.makeTag(name, o)
+	t, err := gitobject.MakeTag(r, name, o)
 	if err != nil {
 		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, err)
 	}
 	return t, nil
-}
-
-// makeTag builds a Tag from the object its ref points at.
-func (r *repoh) makeTag(name string, o object) (domain.Tag, error) {
-	tag := domain.Tag{Name: name, TargetID: o.ID, Commit: domain.Commit{ParentIDs: []string{}}}
-	if o.Type == "tag" {
-		t, err := gitobject.ParseTag(o.ID, o.Data)
-		if err != nil {
-			return domain.Tag{}, err
-		}
-		msg := t.Message
-		tag.Message = &msg
-		tag.Tagger = t.Tagger
-		if o, err = r.peel(t.Object); err != nil {
-			if errors.Is(err, errMissing) {
-				return tag, nil
-			}
-			return domain.Tag{}, err
-		}
-	}
-	if o.Type == "commit" {
-		c, err := gitobject.ParseCommit(o.ID, o.Data)
-		if err != nil {
-			return domain.Tag{}, err
-		}
-		tag.Commit = c
-	}
-	return tag, nil
-}
-
-// lookupPath finds the entry at p (not "") under the tree root.
-func (r *repoh) lookupPath(root, p string) (gitobject.TreeEntry, bool, error) {
-	tree := root
-	segs := strings.Split(p, "/")
-	var e gitobject.TreeEntry
-	for i, seg := range segs {
-		entries, err := r.readTree(tree)
-		if err != nil {
-			return gitobject.TreeEntry{}, false, err
-		}
-		found := false
-		for _, ent := range entries {
-			if ent.Name == seg {
-				e, found = ent, true
-				break
-			}
-		}
-		if !found {
-			return gitobject.TreeEntry{}, false, nil
-		}
-		if i < len(segs)-1 {
-			if !e.IsDir() {
-				return gitobject.TreeEntry{}, false, nil
-			}
-			tree = e.ID
-		}
-	}
-	return e, true, nil
 }
 
 // Tree lists the tree at path of rev: directories first, then the rest,
@@ -371,55 +268,11 @@ func (b *Backend) Tree(ctx context.Context, repo, rev, p string, recursive bool)
 	if p, err = gitnames.CleanPath(p); err != nil {
 		return nil, err
 	}
-	list := []domain.TreeEntry{}
-	err = func() error {
-		commit, err := r.resolveCommit(rev)
-		if err != nil {
-			return err
-		}
-		tree := commit.TreeID
-		if p != "" {
-			e, ok, err := r.lookupPath(tree, p)
-			if err != nil {
-				return err
-			}
-			if !ok || !e.IsDir() {
-				return fmt.Errorf("path %q: %w", p, core.ErrNotFound)
-			}
-			tree = e.ID
-		}
-		var walk func(tree, dir string) error
-		walk = func(tree, dir string) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			entries, err := r.readTree(tree)
-			if err != nil {
-				return err
-			}
-			sort.SliceStable(entries, func(i, j int) bool {
-				di, dj := entries[i].IsDir(), entries[j].IsDir()
-				if di != dj {
-					return di
-				}
-				return entries[i].Name < entries[j].Name
-			})
-			for _, e := range entries {
-				full := e.Name
-				if dir != "" {
-					full = dir + "/" + e.Name
-				}
-				list = append(list, domain.TreeEntry{ID: e.ID, Name: e.Name, Path: full, Type: e.Type(), Mode: e.PrintedMode()})
-				if recursive && e.IsDir() {
-					if err := walk(e.ID, full); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		}
-		return walk(tree, p)
-	}()
+	commit, err := r.resolveCommit(rev)
+	var list []domain.TreeEntry
+	if err == nil {
+		list, err = gitobject.ListTree(ctx, r, commit.TreeID, p, recursive)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("gogit: tree %q at %q in %s: %w", p, rev, repo, err)
 	}
@@ -448,20 +301,9 @@ func (b *Backend) File(ctx context.Context, repo, rev, p string) (domain.File, e
 	if err != nil {
 		return fail(err)
 	}
-	e, ok, err := r.lookupPath(commit.TreeID, p)
+	f, err := gitobject.ReadFile(r, commit, p)
 	if err != nil {
 		return fail(err)
-	}
-	if !ok || e.Type() != "blob" {
-		return fail(fmt.Errorf("path %q: %w", p, core.ErrNotFound))
-	}
-	o, err := r.read(e.ID)
-	if err != nil {
-		return fail(err)
-	}
-	f := domain.File{
-		Path: p, Name: path.Base(p), BlobID: e.ID, Mode: e.PrintedMode(),
-		Size: int64(len(o.Data)), Content: o.Data, CommitID: commit.ID,
 	}
 	w := &walker{r: r, ctx: ctx, path: p}
 	ids, err := w.run([]string{commit.ID}, nil, 0, 1)
@@ -490,7 +332,7 @@ func (b *Backend) Blob(ctx context.Context, repo, sha string) (domain.Blob, erro
 	if !ok {
 		return domain.Blob{}, fmt.Errorf("gogit: blob %s in %s: %w", sha, repo, core.ErrNotFound)
 	}
-	o, err := r.read(id)
+	o, err := r.ReadObject(id)
 	if err != nil {
 		return domain.Blob{}, fmt.Errorf("gogit: blob %s in %s: %w", sha, repo, err)
 	}

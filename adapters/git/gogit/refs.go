@@ -1,7 +1,6 @@
 package gogit
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -10,43 +9,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
-
-func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
-
-// readRef reads the object a full ref name points at (loose ref, then
-// packed-refs), following symbolic refs; ok is false when it is missing.
-func readRef(gitDir, ref string) (oid string, ok bool, err error) {
-	for range 5 {
-		data, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
-		switch {
-		case err == nil:
-			s := strings.TrimSpace(string(data))
-			if target, sym := strings.CutPrefix(s, "ref: "); sym {
-				if gitnames.CheckFullRef(target) != nil && target != "HEAD" {
-					return "", false, nil
-				}
-				ref = target
-				continue
-			}
-			if !gitnames.IsOID(s) {
-				return "", false, fmt.Errorf("ref %s holds %q", ref, s)
-			}
-			return s, true, nil
-		case errors.Is(err, fs.ErrNotExist) || isNotDir(err) || errors.Is(err, syscall.EISDIR):
-			return readPackedRef(gitDir, ref)
-		default:
-			return "", false, fmt.Errorf("read ref %s: %w", ref, err)
-		}
-	}
-	return "", false, nil
-}
 
 // packedRefs reads packed-refs: ref name -> object name.
 func packedRefs(gitDir string) (map[string]string, error) {
@@ -65,55 +35,6 @@ func packedRefs(gitDir string) (map[string]string, error) {
 		refs[line[41:]] = line[:40]
 	}
 	return refs, nil
-}
-
-func readPackedRef(gitDir, ref string) (string, bool, error) {
-	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("read packed-refs: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	suffix := []byte(" " + ref)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 41+len(ref) && bytes.HasSuffix(line, suffix) {
-			return string(line[:40]), true, nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return "", false, fmt.Errorf("read packed-refs: %w", err)
-	}
-	return "", false, nil
-}
-
-// currentRef reads ref, ZeroID when it does not exist.
-func currentRef(gitDir, ref string) (string, error) {
-	oid, ok, err := readRef(gitDir, ref)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return domain.ZeroID, nil
-	}
-	return oid, nil
-}
-
-// headRef reads the ref HEAD names, "" when detached.
-func headRef(gitDir string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	if err != nil {
-		return "", fmt.Errorf("read HEAD: %w", err)
-	}
-	target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: ")
-	if !ok {
-		return "", nil
-	}
-	return target, nil
 }
 
 // listRefs lists every ref under prefix ("refs/" for all), loose refs
@@ -149,7 +70,7 @@ func listRefs(gitDir, prefix string) ([]refPair, error) {
 		if gitnames.CheckFullRef(name) != nil {
 			return nil
 		}
-		oid, ok, err := readRef(gitDir, name)
+		oid, ok, err := gitobject.ReadRef(gitDir, name)
 		if err != nil {
 			return err
 		}
@@ -201,7 +122,7 @@ func casRef(gitDir, ref, newID, oldID string) error {
 	}
 	lock, err := lockFile(path)
 	if err != nil {
-		if cur, rerr := currentRef(gitDir, ref); rerr == nil && cur != oldID {
+		if cur, rerr := gitobject.CurrentRef(gitDir, ref); rerr == nil && cur != oldID {
 			return fmt.Errorf("gogit: %s is at %s, not %s: %w", ref, cur, oldID, core.ErrStale)
 		}
 		return fmt.Errorf("gogit: lock %s: %w", ref, core.ErrConflict)
@@ -214,7 +135,7 @@ func casRef(gitDir, ref, newID, oldID string) error {
 			_ = os.Remove(lockName)
 		}
 	}()
-	cur, err := currentRef(gitDir, ref)
+	cur, err := gitobject.CurrentRef(gitDir, ref)
 	if err != nil {
 		return fmt.Errorf("gogit: update %s: %w", ref, err)
 	}
@@ -231,7 +152,7 @@ func casRef(gitDir, ref, newID, oldID string) error {
 		lock.Close()
 		committed = true
 		_ = os.Remove(lockName)
-		return syncPath(filepath.Dir(path))
+		return gitdisk.Sync(filepath.Dir(path))
 	}
 	if _, err := lock.WriteString(newID + "\n"); err != nil {
 		return fmt.Errorf("gogit: update %s: %w", ref, err)
@@ -246,7 +167,7 @@ func casRef(gitDir, ref, newID, oldID string) error {
 		return fmt.Errorf("gogit: update %s: %w", ref, err)
 	}
 	committed = true
-	return syncPath(filepath.Dir(path))
+	return gitdisk.Sync(filepath.Dir(path))
 }
 
 // conflictsWithPacked reports whether a packed ref is a prefix directory
@@ -266,7 +187,7 @@ func conflictsWithPacked(gitDir, ref string) bool {
 
 // deletePacked rewrites packed-refs without ref, under packed-refs.lock.
 func deletePacked(gitDir, ref string) error {
-	if _, ok, err := readPackedRef(gitDir, ref); err != nil || !ok {
+	if _, ok, err := gitobject.ReadPackedRef(gitDir, ref); err != nil || !ok {
 		return err
 	}
 	path := filepath.Join(gitDir, "packed-refs")
@@ -312,5 +233,5 @@ func deletePacked(gitDir, ref string) error {
 	if err := os.Rename(lockName, path); err != nil {
 		return err
 	}
-	return syncPath(gitDir)
+	return gitdisk.Sync(gitDir)
 }

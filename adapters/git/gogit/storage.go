@@ -2,7 +2,6 @@ package gogit
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
-	"go.uber.org/zap"
-
+	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -28,14 +26,11 @@ const repoConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\t
 // Create makes an empty bare repository whose HEAD names defaultBranch
 // ("master" when empty).
 func (b *Backend) Create(ctx context.Context, repo, defaultBranch string) error {
-	final, err := b.path(repo)
+	final, err := b.disk.Path(repo)
 	if err != nil {
 		return err
 	}
-	if defaultBranch == "" {
-		defaultBranch = "master"
-	}
-	if err := gitnames.CheckBranch(defaultBranch); err != nil {
+	if defaultBranch, err = check.InitialBranch(defaultBranch); err != nil {
 		return err
 	}
 	err = b.build(ctx, final, func(tmp string) error {
@@ -63,11 +58,11 @@ func initBare(dir, head string) error {
 // Fork copies every ref and object of src into a new repository dst with
 // src's HEAD.
 func (b *Backend) Fork(ctx context.Context, src, dst string) error {
-	srcPath, err := b.path(src)
+	srcPath, err := b.disk.Path(src)
 	if err != nil {
 		return err
 	}
-	dstPath, err := b.path(dst)
+	dstPath, err := b.disk.Path(dst)
 	if err != nil {
 		return err
 	}
@@ -151,116 +146,30 @@ func copyFile(src, dst string, mode os.FileMode) error {
 	return os.Chmod(dst, mode)
 }
 
-// build makes a repository at final from a filled, synced temporary
-// sibling directory renamed into place.
-func (b *Backend) build(ctx context.Context, final string, fill func(tmp string) error) (err error) {
-	if ok, err := exists(final); err != nil {
-		return err
-	} else if ok {
-		return fmt.Errorf("already exists: %w", core.ErrConflict)
-	}
-	parent := filepath.Dir(final)
-	if err := os.MkdirAll(parent, 0o750); err != nil {
-		return fmt.Errorf("create parent directory: %w", err)
-	}
-	tmp, err := os.MkdirTemp(parent, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create temporary directory: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			if rmErr := os.RemoveAll(tmp); rmErr != nil {
-				b.log.Warn("remove temporary repository", zap.String("path", tmp), zap.Error(rmErr))
-			}
-		}
-	}()
-	if err := fill(tmp); err != nil {
-		return err
-	}
-	if err := syncTree(tmp); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
-			return fmt.Errorf("already exists: %w", core.ErrConflict)
-		}
-		return fmt.Errorf("move repository into place: %w", err)
-	}
-	return syncPath(parent)
-}
-
-func syncTree(dir string) error {
-	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() && !d.IsDir() {
-			return nil
-		}
-		return syncPath(path)
-	})
+// build makes a repository at final with gitdisk's build.
+func (b *Backend) build(ctx context.Context, final string, fill func(tmp string) error) error {
+	return b.disk.Build(ctx, final, fill, nil)
 }
 
 // Delete removes the repository (renamed to a trash name first); an
 // absent one is not an error.
 func (b *Backend) Delete(ctx context.Context, repo string) error {
-	final, err := b.path(repo)
-	if err != nil {
-		return err
-	}
-	parent := filepath.Dir(final)
-	trash := filepath.Join(parent, ".trash-"+rand.Text()+"-"+filepath.Base(final))
-	if err := os.Rename(final, trash); err != nil {
-		if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
-			return nil
-		}
-		return fmt.Errorf("gogit: delete %s: %w", repo, err)
-	}
-	if err := syncPath(parent); err != nil {
-		return fmt.Errorf("gogit: delete %s: %w", repo, err)
-	}
-	if err := os.RemoveAll(trash); err != nil {
-		b.log.Warn("remove deleted repository", zap.String("repo", repo), zap.String("path", trash), zap.Error(err))
-	}
-	return nil
+	return b.disk.Delete(repo)
 }
 
 // Exists reports whether the repository is there.
 func (b *Backend) Exists(ctx context.Context, repo string) (bool, error) {
-	final, err := b.path(repo)
-	if err != nil {
-		return false, err
-	}
-	ok, err := exists(final)
-	if err != nil {
-		return false, fmt.Errorf("gogit: exists %s: %w", repo, err)
-	}
-	return ok, nil
-}
-
-func exists(path string) (bool, error) {
-	_, err := os.Lstat(path)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, fs.ErrNotExist) || isNotDir(err):
-		return false, nil
-	default:
-		return false, err
-	}
+	return b.disk.Exists(repo)
 }
 
 // Stats returns the repository's size on disk and the number of commits
 // reachable from branch ref ("" = HEAD).
 func (b *Backend) Stats(ctx context.Context, repo, ref string) (int64, int, error) {
-	path, err := b.path(repo)
+	path, err := b.disk.Path(repo)
 	if err != nil {
 		return 0, 0, err
 	}
-	if ok, err := exists(path); err != nil {
+	if ok, err := gitdisk.Exists(path); err != nil {
 		return 0, 0, fmt.Errorf("gogit: stats %s: %w", repo, err)
 	} else if !ok {
 		return 0, 0, fmt.Errorf("gogit: stats %s: %w", repo, core.ErrNotFound)
@@ -274,7 +183,7 @@ func (b *Backend) Stats(ctx context.Context, repo, ref string) (int64, int, erro
 	}
 	r := openDir(path)
 	commits := 0
-	if oid, ok, err := readRef(path, rev); err != nil {
+	if oid, ok, err := gitobject.ReadRef(path, rev); err != nil {
 		return 0, 0, fmt.Errorf("gogit: stats %s: %w", repo, err)
 	} else if ok {
 		c, err := r.peelCommit(oid)
@@ -284,34 +193,9 @@ func (b *Backend) Stats(ctx context.Context, repo, ref string) (int64, int, erro
 			}
 		}
 	}
-	size, err := dirSize(path)
+	size, err := gitdisk.Size(path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("gogit: stats %s: size: %w", repo, err)
 	}
 	return size, commits, nil
-}
-
-func dirSize(dir string) (int64, error) {
-	var size int64
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) && path != dir {
-				return nil
-			}
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			if os.IsNotExist(err) {
-				return nil
-			}
-			return err
-		}
-		size += info.Size()
-		return nil
-	})
-	return size, err
 }

@@ -2,23 +2,15 @@ package gogit
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/hearth-forge/hearth/core"
-	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // checkTransport validates service and protocol like gitcli.
 func (b *Backend) checkTransport(repo, service, protocol string) error {
-	switch service {
-	case "git-upload-pack", "git-receive-pack":
-	default:
-		return fmt.Errorf("gogit: unknown service %q: %w", service, core.ErrInvalid)
-	}
-	if len(protocol) > 256 || domain.HasControl(protocol) || strings.ContainsAny(protocol, " \t") {
-		return fmt.Errorf("gogit: invalid Git-Protocol %q: %w", protocol, core.ErrInvalid)
+	if err := check.Transport(service, protocol); err != nil {
+		return err
 	}
 	if _, err := b.open(repo); err != nil {
 		return err

@@ -8,28 +8,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
-
-// GitLab's messages for file actions (Gitlab::Git::Index, 9.x), as gitcli.
-const (
-	msgFileExists     = "A file with this name already exists"
-	msgFileMissing    = "A file with this name doesn't exist"
-	msgDirExists      = "A directory with this name already exists"
-	msgNotOnBranch    = "You can only create or edit files when you are on a branch"
-	msgCherryPickNoop = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
-)
-
-func checkSignature(what string, s domain.Signature) error {
-	if strings.TrimSpace(s.Name) == "" || strings.TrimSpace(s.Email) == "" ||
-		strings.ContainsAny(s.Name+s.Email, "<>\n\x00") {
-		return fmt.Errorf("gogit: invalid %s %q <%s>: %w", what, s.Name, s.Email, core.ErrInvalid)
-	}
-	return nil
-}
 
 // UpdateRef moves the full ref name from oldID to newID.
 func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string) error {
@@ -37,14 +19,11 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 	if err != nil {
 		return err
 	}
-	if err := gitnames.CheckFullRef(ref); err != nil {
+	if err := check.UpdateRef(ref, newID, oldID); err != nil {
 		return err
 	}
-	if !gitnames.IsOID(newID) || !gitnames.IsOID(oldID) || (newID == domain.ZeroID && oldID == domain.ZeroID) {
-		return fmt.Errorf("gogit: update %s: invalid object names %q, %q: %w", ref, newID, oldID, core.ErrInvalid)
-	}
 	if newID != domain.ZeroID {
-		o, err := r.read(newID)
+		o, err := r.ReadObject(newID)
 		if err != nil {
 			return fmt.Errorf("gogit: update %s to %s: %w", ref, newID, err)
 		}
@@ -55,66 +34,12 @@ func (b *Backend) UpdateRef(ctx context.Context, repo, ref, newID, oldID string)
 	return casRef(r.dir, ref, newID, oldID)
 }
 
-// indexEntry is one file of a tree being built.
-type indexEntry struct {
-	mode string
-	id   string
-}
-
-// flatTree is a tree as a flat map of file paths.
-type flatTree struct {
-	files map[string]indexEntry
-	dirs  map[string]int
-}
-
-func newFlatTree() *flatTree {
-	return &flatTree{files: map[string]indexEntry{}, dirs: map[string]int{}}
-}
-
-func (t *flatTree) add(p string, e indexEntry) {
-	if _, ok := t.files[p]; !ok {
-		for d := parentDir(p); d != ""; d = parentDir(d) {
-			t.dirs[d]++
-		}
-	}
-	t.files[p] = e
-}
-
-func (t *flatTree) remove(p string) {
-	if _, ok := t.files[p]; !ok {
-		return
-	}
-	delete(t.files, p)
-	for d := parentDir(p); d != ""; d = parentDir(d) {
-		if t.dirs[d]--; t.dirs[d] == 0 {
-			delete(t.dirs, d)
-		}
-	}
-}
-
-func (t *flatTree) fileAbove(p string) bool {
-	for d := parentDir(p); d != ""; d = parentDir(d) {
-		if _, ok := t.files[d]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-func parentDir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i < 0 {
-		return ""
-	}
-	return p[:i]
-}
-
 // loadTree lists every non-tree entry of tree recursively.
-func (r *repoh) loadTree(tree string) (*flatTree, error) {
-	t := newFlatTree()
+func (r *repoh) loadTree(tree string) (*gitobject.FlatTree, error) {
+	t := gitobject.NewFlatTree()
 	var walk func(id, dir string) error
 	walk = func(id, dir string) error {
-		entries, err := r.readTree(id)
+		entries, err := gitobject.ReadTree(r, id)
 		if err != nil {
 			return err
 		}
@@ -129,7 +54,7 @@ func (r *repoh) loadTree(tree string) (*flatTree, error) {
 				}
 				continue
 			}
-			t.add(p, indexEntry{mode: e.PrintedMode(), id: e.ID})
+			t.Add(p, gitobject.FileEntry{Mode: e.PrintedMode(), ID: e.ID})
 		}
 		return nil
 	}
@@ -137,14 +62,14 @@ func (r *repoh) loadTree(tree string) (*flatTree, error) {
 }
 
 // writeTree writes t as nested tree objects, as git write-tree does.
-func (r *repoh) writeTree(t *flatTree) (string, error) {
+func (r *repoh) writeTree(t *gitobject.FlatTree) (string, error) {
 	type dirNode struct {
 		files   []gitobject.TreeEntry
 		subdirs map[string]*dirNode
 	}
 	root := &dirNode{subdirs: map[string]*dirNode{}}
-	paths := make([]string, 0, len(t.files))
-	for p := range t.files {
+	paths := make([]string, 0, len(t.Files))
+	for p := range t.Files {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
@@ -159,8 +84,8 @@ func (r *repoh) writeTree(t *flatTree) (string, error) {
 			}
 			n = c
 		}
-		e := t.files[p]
-		n.files = append(n.files, gitobject.TreeEntry{Mode: e.mode, Name: segs[len(segs)-1], ID: e.id})
+		e := t.Files[p]
+		n.files = append(n.files, gitobject.TreeEntry{Mode: e.Mode, Name: segs[len(segs)-1], ID: e.ID})
 	}
 	var write func(n *dirNode) (string, error)
 	write = func(n *dirNode) (string, error) {
@@ -200,91 +125,21 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	if err := gitnames.CheckBranch(req.Branch); err != nil {
-		return domain.Commit{}, err
-	}
-	if req.StartBranch != "" {
-		if err := gitnames.CheckBranch(req.StartBranch); err != nil {
-			return domain.Commit{}, err
-		}
-	}
-	if req.ExpectedHead != "" && !gitnames.IsOID(req.ExpectedHead) {
-		return domain.Commit{}, fmt.Errorf("gogit: expected head %q: %w", req.ExpectedHead, core.ErrInvalid)
-	}
-	if err := checkSignature("author", req.Author); err != nil {
-		return domain.Commit{}, err
-	}
-	if err := checkSignature("committer", req.Committer); err != nil {
-		return domain.Commit{}, err
-	}
-	if strings.ContainsRune(req.Message, 0) {
-		return domain.Commit{}, fmt.Errorf("gogit: commit message contains NUL: %w", core.ErrInvalid)
-	}
-	if len(req.Actions) == 0 {
-		return domain.Commit{}, core.BadRequest("No actions given")
-	}
-	actions := append([]domain.FileAction(nil), req.Actions...)
-	for i, a := range actions {
-		p, err := gitnames.CleanPath(a.Path)
-		if err != nil {
-			return domain.Commit{}, err
-		}
-		if p == "" {
-			return domain.Commit{}, core.BadRequest("Invalid path")
-		}
-		if err := gitnames.CheckWritePath(p); err != nil {
-			return domain.Commit{}, err
-		}
-		actions[i].Path = p
-		switch a.Action {
-		case domain.FileCreate, domain.FileUpdate, domain.FileDelete:
-		case domain.FileMove:
-			pp, err := gitnames.CleanPath(a.PreviousPath)
-			if err != nil {
-				return domain.Commit{}, err
-			}
-			if pp == "" {
-				return domain.Commit{}, core.BadRequest("Invalid path")
-			}
-			if err := gitnames.CheckWritePath(pp); err != nil {
-				return domain.Commit{}, err
-			}
-			actions[i].PreviousPath = pp
-		default:
-			return domain.Commit{}, fmt.Errorf("gogit: unknown file action %q: %w", a.Action, core.ErrInvalid)
-		}
-	}
-	ref := domain.BranchPrefix + req.Branch
-	head, err := currentRef(r.dir, ref)
+	actions, err := check.CommitFiles(req)
 	if err != nil {
-		return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
+		return domain.Commit{}, err
 	}
-	if req.ExpectedHead != "" && req.ExpectedHead != head {
-		return domain.Commit{}, fmt.Errorf("gogit: %s is at %s, not %s: %w", ref, head, req.ExpectedHead, core.ErrStale)
-	}
-	parent := head
-	if head == domain.ZeroID {
-		parent = ""
-		if req.StartBranch != "" && req.StartBranch != req.Branch {
-			start, ok, err := readRef(r.dir, domain.BranchPrefix+req.StartBranch)
-			if err != nil {
-				return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
-			}
-			if !ok {
-				return domain.Commit{}, core.BadRequest(msgNotOnBranch)
-			}
-			parent = start
-		} else {
-			refs, err := listRefs(r.dir, "refs/")
-			if err != nil {
-				return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
-			}
-			if len(refs) > 0 {
-				return domain.Commit{}, core.BadRequest(msgNotOnBranch)
-			}
+	ref, head, parent, err := check.CommitBase(r.dir, req, func() (bool, error) {
+		refs, err := listRefs(r.dir, "refs/")
+		if err != nil {
+			return false, fmt.Errorf("gogit: commit to %s: %w", domain.BranchPrefix+req.Branch, err)
 		}
+		return len(refs) == 0, nil
+	})
+	if err != nil {
+		return domain.Commit{}, err
 	}
-	tree := newFlatTree()
+	tree := gitobject.NewFlatTree()
 	var parents []string
 	if parent != "" {
 		parents = []string{parent}
@@ -297,7 +152,14 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 		}
 	}
 	for _, a := range actions {
-		if err := r.applyAction(tree, a); err != nil {
+		err := tree.Apply(a, func(content []byte) (string, error) {
+			id, err := r.write("blob", content)
+			if err != nil {
+				return "", fmt.Errorf("gogit: write blob for %s: %w", a.Path, err)
+			}
+			return id, nil
+		})
+		if err != nil {
 			return domain.Commit{}, err
 		}
 	}
@@ -319,103 +181,15 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	return c, nil
 }
 
-// applyAction changes t as a applies, with GitLab's errors.
-func (r *repoh) applyAction(t *flatTree, a domain.FileAction) error {
-	placeable := func(p string) error {
-		if _, ok := t.files[p]; ok {
-			return core.BadRequest(msgFileExists)
-		}
-		if t.dirs[p] > 0 {
-			return core.BadRequest(msgDirExists)
-		}
-		if t.fileAbove(p) {
-			return core.BadRequest(msgFileExists)
-		}
-		return nil
-	}
-	blob := func(content []byte) (string, error) {
-		id, err := r.write("blob", content)
-		if err != nil {
-			return "", fmt.Errorf("gogit: write blob for %s: %w", a.Path, err)
-		}
-		return id, nil
-	}
-	switch a.Action {
-	case domain.FileCreate:
-		if err := placeable(a.Path); err != nil {
-			return err
-		}
-		id, err := blob(a.Content)
-		if err != nil {
-			return err
-		}
-		t.add(a.Path, indexEntry{mode: "100644", id: id})
-	case domain.FileUpdate:
-		old, ok := t.files[a.Path]
-		if !ok {
-			return core.BadRequest(msgFileMissing)
-		}
-		id, err := blob(a.Content)
-		if err != nil {
-			return err
-		}
-		mode := old.mode
-		if mode == "160000" {
-			mode = "100644"
-		}
-		t.add(a.Path, indexEntry{mode: mode, id: id})
-	case domain.FileDelete:
-		if _, ok := t.files[a.Path]; !ok {
-			return core.BadRequest(msgFileMissing)
-		}
-		t.remove(a.Path)
-	case domain.FileMove:
-		old, ok := t.files[a.PreviousPath]
-		if !ok {
-			return core.BadRequest(msgFileMissing)
-		}
-		t.remove(a.PreviousPath)
-		if err := placeable(a.Path); err != nil {
-			return err
-		}
-		e := old
-		if a.Content != nil {
-			id, err := blob(a.Content)
-			if err != nil {
-				return err
-			}
-			e.id = id
-		}
-		t.add(a.Path, e)
-	}
-	return nil
-}
-
 // CreateTag makes refs/tags/name point at target.
 func (b *Backend) CreateTag(ctx context.Context, repo, name, target, message string, tagger domain.Signature) (domain.Tag, error) {
 	r, err := b.open(repo)
 	if err != nil {
 		return domain.Tag{}, err
 	}
-	if err := gitnames.CheckTag(name); err != nil {
+	ref, err := check.Tag(r.dir, name, target, message, tagger)
+	if err != nil {
 		return domain.Tag{}, err
-	}
-	if err := gitnames.CheckRev(target); err != nil {
-		return domain.Tag{}, err
-	}
-	if message != "" {
-		if err := checkSignature("tagger", tagger); err != nil {
-			return domain.Tag{}, err
-		}
-		if strings.ContainsRune(message, 0) {
-			return domain.Tag{}, fmt.Errorf("gogit: tag message contains NUL: %w", core.ErrInvalid)
-		}
-	}
-	ref := domain.TagPrefix + name
-	if _, ok, err := readRef(r.dir, ref); err != nil {
-		return domain.Tag{}, fmt.Errorf("gogit: create tag %s: %w", name, err)
-	} else if ok {
-		return domain.Tag{}, fmt.Errorf("gogit: tag %s: %w", name, core.ErrConflict)
 	}
 	ids, err := r.resolveCommits(target)
 	if err != nil {

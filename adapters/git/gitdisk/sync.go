@@ -1,4 +1,4 @@
-package gitcli
+package gitdisk
 
 import (
 	"fmt"
@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 )
 
-// syncTree fsyncs every file and directory under dir (dir included), so that
-// renaming dir into place publishes a repository that survives a crash.
-func syncTree(dir string) error {
+// SyncTree fsyncs every file and directory under dir (dir included), so
+// that renaming dir into place publishes a repository that survives a
+// crash.
+func SyncTree(dir string) error {
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -17,14 +18,13 @@ func syncTree(dir string) error {
 		if !d.Type().IsRegular() && !d.IsDir() {
 			return nil
 		}
-		return syncPath(path)
+		return Sync(path)
 	})
 }
 
-// syncDir makes a rename or removal inside dir durable.
-func syncDir(dir string) error { return syncPath(dir) }
-
-func syncPath(path string) error {
+// Sync fsyncs the file or directory at path; for a directory, that makes
+// a rename or removal inside it durable.
+func Sync(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("sync: %w", err)
@@ -36,9 +36,9 @@ func syncPath(path string) error {
 	return nil
 }
 
-// dirSize sums the sizes of the regular files under dir. Files that vanish
+// Size sums the sizes of the regular files under dir. Files that vanish
 // during the walk (a concurrent repack) are skipped rather than failing.
-func dirSize(dir string) (int64, error) {
+func Size(dir string) (int64, error) {
 	var size int64
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
