@@ -6,7 +6,9 @@
 //	adapters/storage/postgres   opens it on Postgres (row locks, advisory-locked migrations)
 //	adapters/git/gitcli         ports.RepoBackend over the git CLI (the default)
 //	adapters/git/gogit          ports.RepoBackend in pure Go over go-git
-//	adapters/git/gitobject      git object formats and tree building both backends share
+//	adapters/git/gitobject      git object formats, refs, readers and tree building both backends share
+//	adapters/git/gitdisk        the repository layout on disk both backends share
+//	adapters/git/gitinput       the request checks both backends share
 //	adapters/git/gitnames       the names both backends accept
 //	adapters/bus/inproc         ports.EventBus in process
 //	adapters/secrets            ports.PasswordHasher (argon2id) and ports.TokenGenerator
