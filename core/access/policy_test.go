@@ -347,6 +347,13 @@ func TestResolve(t *testing.T) {
 	if _, err := p.Resolve(ctx, bob, pub, access.ReadIssue); err != nil {
 		t.Fatalf("issues on: %v", err)
 	}
+	// A path whose {id} named nothing is 400 "id is invalid", after a 401 for writes.
+	if _, err := p.Resolve(ctx, bob, domain.IDOrPath{}); !errors.Is(err, core.ErrInvalid) {
+		t.Fatalf("zero reference: %v", err)
+	}
+	if _, err := p.ResolveSignedIn(ctx, nil, domain.IDOrPath{}); !errors.Is(err, core.ErrUnauthenticated) {
+		t.Fatalf("anonymous write, zero reference: %v", err)
+	}
 	// Writes ask for a user before anything else, even for a missing project.
 	if _, err := p.ResolveSignedIn(ctx, nil, missing); err == nil || !errors.Is(err, core.ErrUnauthenticated) {
 		t.Fatalf("anonymous write: %v", err)

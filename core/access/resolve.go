@@ -23,8 +23,12 @@ type Target struct {
 // on the project too, or it is the same 404: a use case names the read
 // ability of its feature (ReadIssue for the issue tracker, DownloadCode
 // for repository content), so that a disabled feature looks like no
-// project at all.
+// project at all. The zero reference (a path whose {id} named nothing)
+// is GitLab's 400 "id is invalid".
 func (p *Policy) Resolve(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, features ...Ability) (Target, error) {
+	if ref == (domain.IDOrPath{}) {
+		return Target{}, core.InvalidParam("id")
+	}
 	proj, err := p.lookup(ctx, ref)
 	if err != nil {
 		return Target{}, err

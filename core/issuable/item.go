@@ -1,9 +1,6 @@
 package issuable
 
 import (
-	"context"
-
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -43,22 +40,3 @@ func (it Item) ReadableBy(t access.Target) bool { return t.Can(it.read, it.on...
 
 // text is where mentions are looked for.
 func (it Item) text() string { return it.Title + "\n" + it.Description }
-
-// Resolve is Policy.Resolve for the use cases of issues and merge
-// requests. Handlers pass the zero reference when the path names no
-// project: that is GitLab's 400 "id is invalid".
-func Resolve(ctx context.Context, p *access.Policy, caller *domain.Caller, ref domain.IDOrPath, features ...access.Ability) (access.Target, error) {
-	if ref == (domain.IDOrPath{}) {
-		return access.Target{}, core.InvalidParam("id")
-	}
-	return p.Resolve(ctx, caller, ref, features...)
-}
-
-// ResolveSignedIn is Resolve for writes: an anonymous caller is a 401
-// before anything else.
-func ResolveSignedIn(ctx context.Context, p *access.Policy, caller *domain.Caller, ref domain.IDOrPath, features ...access.Ability) (access.Target, error) {
-	if caller.UserID() == 0 {
-		return access.Target{}, core.Unauthenticated()
-	}
-	return Resolve(ctx, p, caller, ref, features...)
-}

@@ -168,18 +168,3 @@ func TestLabelsNoteAndSame(t *testing.T) {
 		t.Errorf("page past the end = %#v", got)
 	}
 }
-
-func TestResolveZeroReference(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	if _, err := ResolveSignedIn(ctx, nil, nil, domain.IDOrPath{}); !errors.Is(err, core.ErrUnauthenticated) {
-		t.Errorf("anonymous write: %v", err)
-	}
-	caller := &domain.Caller{User: &domain.User{ID: 1}}
-	if _, err := ResolveSignedIn(ctx, nil, caller, domain.IDOrPath{}); !errors.Is(err, core.ErrInvalid) {
-		t.Errorf("signed-in write without a project: %v", err)
-	}
-	if _, err := Resolve(ctx, nil, nil, domain.IDOrPath{}); !errors.Is(err, core.ErrInvalid) {
-		t.Errorf("read without a project: %v", err)
-	}
-}

@@ -16,7 +16,7 @@ import (
 // dropped for others, as GitLab's filter_params does; only owners may
 // backdate created_at.
 func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in CreateInput) (*domain.Issue, error) {
-	t, err := issuable.ResolveSignedIn(ctx, s.p.Policy, caller, ref, access.ReadIssue)
+	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref, access.ReadIssue)
 	if err != nil {
 		return nil, err
 	}

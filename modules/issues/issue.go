@@ -11,7 +11,7 @@ import (
 
 // Get reads issue iid of the project ref names, if the caller may see it.
 func (s *Service) Get(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64) (*domain.Issue, error) {
-	t, err := issuable.Resolve(ctx, s.p.Policy, caller, ref, access.ReadIssue)
+	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadIssue)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ type LabelPage struct {
 
 // ListLabels is one page of the project's labels, sorted by name.
 func (s *Service) ListLabels(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in issuable.PageInput) (LabelPage, error) {
-	t, err := issuable.Resolve(ctx, s.p.Policy, caller, ref)
+	t, err := s.p.Policy.Resolve(ctx, caller, ref)
 	if err != nil {
 		return LabelPage{}, err
 	}

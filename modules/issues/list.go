@@ -14,7 +14,7 @@ import (
 // List is one page of the issues of the project ref names that the
 // caller may see, and their total.
 func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ListInput) ([]domain.Issue, int, error) {
-	t, err := issuable.Resolve(ctx, s.p.Policy, caller, ref, access.ReadIssue)
+	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadIssue)
 	if err != nil {
 		return nil, 0, err
 	}

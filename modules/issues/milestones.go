@@ -19,7 +19,7 @@ import (
 
 // ListMilestones is one page of the project's milestones and their total.
 func (s *Service) ListMilestones(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in MilestoneListInput) ([]domain.Milestone, int, error) {
-	t, err := issuable.Resolve(ctx, s.p.Policy, caller, ref)
+	t, err := s.p.Policy.Resolve(ctx, caller, ref)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -43,7 +43,7 @@ func (s *Service) ListMilestones(ctx context.Context, caller *domain.Caller, ref
 
 // GetMilestone reads milestone id of the project (id 0 names none).
 func (s *Service) GetMilestone(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Milestone, error) {
-	t, err := issuable.Resolve(ctx, s.p.Policy, caller, ref)
+	t, err := s.p.Policy.Resolve(ctx, caller, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func (s *Service) MilestoneMergeRequests(ctx context.Context, caller *domain.Cal
 // milestonePage resolves the project and the milestone of a list of its
 // items, then reports a bad page.
 func (s *Service) milestonePage(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, id int64, in issuable.PageInput) (access.Target, *domain.Milestone, error) {
-	t, err := issuable.Resolve(ctx, s.p.Policy, caller, ref)
+	t, err := s.p.Policy.Resolve(ctx, caller, ref)
 	if err != nil {
 		return t, nil, err
 	}
@@ -214,7 +214,7 @@ func (s *Service) milestonePage(ctx context.Context, caller *domain.Caller, ref 
 // admin resolves the project for a write by a reporter or above: 401,
 // 404, then 403.
 func (s *Service) admin(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath) (access.Target, error) {
-	t, err := issuable.ResolveSignedIn(ctx, s.p.Policy, caller, ref)
+	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref)
 	if err != nil {
 		return t, err
 	}

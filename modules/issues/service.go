@@ -69,7 +69,7 @@ func (s *Service) issue(ctx context.Context, t access.Target, iid int64) (*domai
 // anonymous callers, 404 for a project or tracker they may not see, then
 // the issue if they may see it.
 func (s *Service) writable(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64) (access.Target, *domain.Issue, error) {
-	t, err := issuable.ResolveSignedIn(ctx, s.p.Policy, caller, ref, access.ReadIssue)
+	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref, access.ReadIssue)
 	if err != nil {
 		return t, nil, err
 	}

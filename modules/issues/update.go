@@ -19,7 +19,7 @@ import (
 // its system notes, event and todos commit together; an edit that
 // changes nothing saves nothing.
 func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64, in UpdateInput) (*domain.Issue, error) {
-	t, err := issuable.ResolveSignedIn(ctx, s.p.Policy, caller, ref, access.ReadIssue)
+	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref, access.ReadIssue)
 	if err != nil {
 		return nil, err
 	}

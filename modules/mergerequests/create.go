@@ -16,7 +16,7 @@ import (
 // names: both must exist, the pair must not have another open request,
 // and merge_status is known at once.
 func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in CreateInput) (*domain.MergeRequest, error) {
-	t, err := issuable.ResolveSignedIn(ctx, s.p.Policy, caller, ref, access.ReadMergeRequest)
+	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref, access.ReadMergeRequest)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 // List is one page of the merge requests of the project ref names,
 // refreshed against git, and their total.
 func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ListInput) ([]domain.MergeRequest, int, error) {
-	t, err := issuable.Resolve(ctx, s.p.Policy, caller, ref, access.ReadMergeRequest)
+	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadMergeRequest)
 	if err != nil {
 		return nil, 0, err
 	}

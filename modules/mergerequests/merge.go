@@ -39,7 +39,7 @@ type mergeOptions struct {
 // Merge runs GitLab's accept checks on merge request iid, then merges
 // now or, when asked, defers the merge until a pipeline succeeds.
 func (s *Service) Merge(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64, in MergeInput) (*domain.MergeRequest, error) {
-	t, err := issuable.ResolveSignedIn(ctx, s.p.Policy, caller, ref, access.ReadMergeRequest)
+	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref, access.ReadMergeRequest)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 
 // Get reads merge request iid of the project ref names.
 func (s *Service) Get(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64) (*domain.MergeRequest, error) {
-	t, err := issuable.Resolve(ctx, s.p.Policy, caller, ref, access.ReadMergeRequest)
+	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadMergeRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (s *Service) Changes(ctx context.Context, caller *domain.Caller, ref domain
 // caller may see (confidential ones only for those who may), and their
 // total.
 func (s *Service) ClosesIssues(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64, in issuable.PageInput) ([]domain.Issue, int, error) {
-	t, err := issuable.Resolve(ctx, s.p.Policy, caller, ref, access.ReadMergeRequest)
+	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadMergeRequest)
 	if err != nil {
 		return nil, 0, err
 	}

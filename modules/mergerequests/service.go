@@ -83,7 +83,7 @@ func (s *Service) fresh(ctx context.Context, t access.Target, iid int64) (*domai
 // writable resolves the project for a write on merge request iid (401
 // for anonymous callers, then 404) and loads it as stored.
 func (s *Service) writable(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64) (access.Target, *domain.MergeRequest, error) {
-	t, err := issuable.ResolveSignedIn(ctx, s.p.Policy, caller, ref, access.ReadMergeRequest)
+	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref, access.ReadMergeRequest)
 	if err != nil {
 		return t, nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // target branch (rechecking mergeability) and state. The edit, its
 // system notes, event and todos commit together.
 func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64, in UpdateInput) (*domain.MergeRequest, error) {
-	t, err := issuable.ResolveSignedIn(ctx, s.p.Policy, caller, ref, access.ReadMergeRequest)
+	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref, access.ReadMergeRequest)
 	if err != nil {
 		return nil, err
 	}
