@@ -143,7 +143,10 @@ func expand(path string, w *world, f *fixture) string {
 }
 
 // routeTable lists every route the table must cover, keyed as the router
-// names them.
+// names them. Creating a project or a group (named after the actor) and
+// starring are not mutating: they change nothing of the shared fixture a
+// later cell's answer depends on (an unstar answers 201 or 304, both
+// allowed), as subscribing does in the tracker rows.
 func routeTable() map[string]routeCase {
 	member := func(w *world, f *fixture, a actor) any {
 		return url.Values{"user_id": {fmt.Sprint(f.outsider)}, "access_level": {"30"}}
@@ -151,7 +154,7 @@ func routeTable() map[string]routeCase {
 	level := func(*world, *fixture, actor) any { return url.Values{"access_level": {"30"}} }
 	return map[string]routeCase{
 		"GET /api/v4/projects": {rule: anyone, req: get("/projects")},
-		"POST /api/v4/projects": {rule: signedIn, mutating: true, req: send("POST", "/projects", func(_ *world, f *fixture, a actor) any {
+		"POST /api/v4/projects": {rule: signedIn, req: send("POST", "/projects", func(_ *world, f *fixture, a actor) any {
 			return url.Values{"name": {fmt.Sprintf("new %s %d", a, f.projectID)}}
 		})},
 		"POST /api/v4/projects/user/{user_id}": {rule: adminOnly, mutating: true, req: send("POST", "/projects/user/{outsider}", func(*world, *fixture, actor) any { return url.Values{"name": {"for-outsider"}} })},
@@ -160,8 +163,8 @@ func routeTable() map[string]routeCase {
 		"PUT /api/v4/projects/{id}":            {rule: masterLevel, mutating: true, req: send("PUT", "/projects/{project}", func(*world, *fixture, actor) any { return url.Values{"description": {"changed"}} })},
 		"DELETE /api/v4/projects/{id}":         {rule: ownerLevel, mutating: true, req: send("DELETE", "/projects/{project}", nil)},
 		"GET /api/v4/projects/{id}/users":      {rule: readTarget, req: get("/projects/{project}/users")},
-		"POST /api/v4/projects/{id}/star":      {rule: readSignedIn, mutating: true, req: send("POST", "/projects/{project}/star", nil)},
-		"POST /api/v4/projects/{id}/unstar":    {rule: readSignedIn, mutating: true, req: send("POST", "/projects/{project}/unstar", nil)},
+		"POST /api/v4/projects/{id}/star":      {rule: readSignedIn, req: send("POST", "/projects/{project}/star", nil)},
+		"POST /api/v4/projects/{id}/unstar":    {rule: readSignedIn, req: send("POST", "/projects/{project}/unstar", nil)},
 		"POST /api/v4/projects/{id}/archive":   {rule: ownerLevel, mutating: true, req: send("POST", "/projects/{project}/archive", nil)},
 		"POST /api/v4/projects/{id}/unarchive": {rule: ownerLevel, mutating: true, req: send("POST", "/projects/{project}/unarchive", nil)},
 		"POST /api/v4/projects/{id}/fork":      {rule: downloadCode, mutating: true, req: send("POST", "/projects/{project}/fork", nil)},
@@ -180,7 +183,7 @@ func routeTable() map[string]routeCase {
 		"GET /api/v4/events":                             {rule: signedIn, req: get("/events")},
 		"GET /api/v4/users/{id}/events":                  {rule: anyone, req: get("/users/{owner}/events")},
 		"GET /api/v4/groups":                             {rule: anyone, req: get("/groups")},
-		"POST /api/v4/groups": {rule: signedIn, mutating: true, req: send("POST", "/groups", func(_ *world, f *fixture, a actor) any {
+		"POST /api/v4/groups": {rule: signedIn, req: send("POST", "/groups", func(_ *world, f *fixture, a actor) any {
 			return url.Values{"name": {fmt.Sprintf("new %s %d", a, f.groupID)}, "path": {fmt.Sprintf("new-%s-%d", a, f.groupID)}}
 		})},
 		"GET /api/v4/groups/{id}":                        {rule: readTarget, onGroup: true, req: get("/groups/{group}")},
