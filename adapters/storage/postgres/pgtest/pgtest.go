@@ -1,9 +1,10 @@
 // Package pgtest gives each test its own Postgres on the server named by
 // HEARTH_TEST_POSTGRES_DSN, so tests run against a real database without
 // containers and without stepping on each other: DSN makes an empty schema
-// (for tests of migrations themselves), Clone a database copied from a
-// template that is built once per server (for everything else, see the
-// migrated package).
+// (for tests of migrations themselves), FromTemplate a database in the
+// state a template was built in, the template built once per server (the
+// migrated package builds it with Hearth's migrations). The role of the
+// DSN must be allowed to create databases (CREATEDB).
 //
 // Every DSN it returns turns off synchronous_commit: a commit returns before
 // its WAL reaches the disk. Only durability across a server crash changes,

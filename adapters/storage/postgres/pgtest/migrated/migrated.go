@@ -20,7 +20,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -68,7 +67,7 @@ var template = sync.OnceValues(func() (string, error) {
 
 // migrationsDigest hashes what decides the migrated schema: bunstore's
 // migration files, migrate.go that renders and applies them, and the
-// version of bun's migrator that records them.
+// version of bun, whose migrator records them.
 func migrationsDigest() (string, error) {
 	_, self, _, ok := runtime.Caller(0)
 	if !ok {
@@ -90,11 +89,15 @@ func migrationsDigest() (string, error) {
 		fmt.Fprintf(h, "%s %d\n", f, len(b))
 		h.Write(b)
 	}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, dep := range info.Deps {
-			if strings.HasPrefix(dep.Path, "github.com/uptrace/bun") {
-				fmt.Fprintf(h, "%s %s\n", dep.Path, dep.Version)
-			}
+	// Test binaries carry no module versions (debug.ReadBuildInfo), so
+	// bun's version comes from go.mod.
+	gomod, err := os.ReadFile(filepath.Join(bunstore, "..", "..", "..", "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if strings.Contains(line, "github.com/uptrace/bun") {
+			fmt.Fprintln(h, strings.TrimSpace(line))
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
