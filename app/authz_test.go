@@ -295,6 +295,7 @@ func expected(rc routeCase, a actor, vis string) []int {
 func deny(statuses ...int) []int { return statuses }
 
 func TestAuthorizationTable(t *testing.T) {
+	t.Parallel()
 	table := routeTable()
 	for k, v := range trackerRoutes() {
 		table[k] = v
