@@ -46,11 +46,22 @@ func TestDSN(t *testing.T) {
 }
 
 // TestFromTemplate: the template is built once however many tests ask for
-// it at once; each test has a database of its own holding what build made,
-// whatever the test before it did there.
+// it at once, over what a builder that died left; each test has a database
+// of its own holding what build made, whatever the test before it did
+// there.
 func TestFromTemplate(t *testing.T) {
 	template := "hearth_pgtest_" + randomHex(t)
 	t.Cleanup(func() { dropTemplate(t, template) })
+	admin := adminDB(t, baseDSN())
+	for _, q := range []string{
+		"CREATE DATABASE " + ident(template+"_building"),
+		"ALTER DATABASE " + ident(template+"_building") + " IS_TEMPLATE true",
+	} {
+		if _, err := admin.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin.Close()
 	var builds atomic.Int32
 	build := func(ctx context.Context, dsn string) error {
 		builds.Add(1)
@@ -175,14 +186,9 @@ func dropTemplate(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var qs []string
-	for _, c := range copies {
-		qs = append(qs, "DROP DATABASE "+ident(c)+" WITH (FORCE)")
-	}
-	qs = append(qs, "ALTER DATABASE "+ident(name)+" IS_TEMPLATE false", "DROP DATABASE "+ident(name))
-	for _, q := range qs {
-		if _, err := db.ExecContext(context.Background(), q); err != nil {
-			t.Errorf("drop template: %v", err)
+	for _, c := range append(copies, name) {
+		if err := dropDatabase(context.Background(), db, c); err != nil {
+			t.Errorf("drop %s: %v", c, err)
 		}
 	}
 }

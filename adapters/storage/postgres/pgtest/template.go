@@ -62,7 +62,7 @@ func (s *templateSet) ensure(ctx context.Context, db *sql.DB, base, name string,
 }
 
 // ensureTemplate builds template name unless it exists, and returns its
-// profile. It builds under another name and renames the result, so a
+// profile. It builds under another name and renames the result last, so a
 // database named name is always complete, even when a builder died half
 // way.
 func ensureTemplate(ctx context.Context, db *sql.DB, base, name string, build Build) (_ profile, err error) {
@@ -87,13 +87,11 @@ func ensureTemplate(ctx context.Context, db *sql.DB, base, name string, build Bu
 		return p, err
 	}
 	building := name + "_building"
-	for _, q := range []string{
-		"DROP DATABASE IF EXISTS " + ident(building) + " WITH (FORCE)",
-		"CREATE DATABASE " + ident(building) + " TEMPLATE template0",
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return profile{}, err
-		}
+	if err := dropDatabase(ctx, db, building); err != nil {
+		return profile{}, fmt.Errorf("drop what a builder left: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+ident(building)+" TEMPLATE template0"); err != nil {
+		return profile{}, err
 	}
 	dsn, err := withParam(base, "dbname", building)
 	if err != nil {
@@ -110,19 +108,39 @@ func ensureTemplate(ctx context.Context, db *sql.DB, base, name string, build Bu
 	if err != nil {
 		return profile{}, err
 	}
-	// Postgres waits a few seconds for closed connections to go before
-	// the rename. ALLOW_CONNECTIONS false keeps anyone from connecting
-	// later, which would make every copy fail while they are connected.
+	// ALLOW_CONNECTIONS false keeps anyone from connecting later, which
+	// would make every copy fail while they are connected. Postgres waits
+	// a few seconds for build's closed connections to go before the
+	// rename.
 	for _, q := range []string{
+		"COMMENT ON DATABASE " + ident(building) + " IS " + literal(string(raw)),
+		"ALTER DATABASE " + ident(building) + " WITH IS_TEMPLATE true ALLOW_CONNECTIONS false",
 		"ALTER DATABASE " + ident(building) + " RENAME TO " + ident(name),
-		"COMMENT ON DATABASE " + ident(name) + " IS " + literal(string(raw)),
-		"ALTER DATABASE " + ident(name) + " WITH IS_TEMPLATE true ALLOW_CONNECTIONS false",
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return profile{}, err
 		}
 	}
 	return p, nil
+}
+
+// dropDatabase drops database name if it exists, template or not.
+func dropDatabase(ctx context.Context, db *sql.DB, name string) error {
+	var template bool
+	err := db.QueryRowContext(ctx, "SELECT datistemplate FROM pg_database WHERE datname = $1", name).Scan(&template)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if template {
+		if _, err := db.ExecContext(ctx, "ALTER DATABASE "+ident(name)+" IS_TEMPLATE false"); err != nil {
+			return err
+		}
+	}
+	_, err = db.ExecContext(ctx, "DROP DATABASE "+ident(name)+" WITH (FORCE)")
+	return err
 }
 
 // readProfile reads the profile of template name, if it exists.
