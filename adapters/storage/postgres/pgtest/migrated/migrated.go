@@ -1,13 +1,20 @@
 // Package migrated gives each test its own Postgres database with every
 // Hearth migration applied, made from a template (pgtest.FromTemplate) instead of
-// migrated anew: migrating costs a quarter of a second and more under load,
-// a copy a few tens of milliseconds.
+// migrated anew: migrating costs a quarter of a second and more under load
+// (every index an fsync), taking a copy a few tens of milliseconds.
 //
 // The template is named by a digest of bunstore's migrations and of the code
 // that applies them, read from the source tree, so a template built by older
 // code is never used. Where the sources are not on disk (a binary built with
 // -trimpath), each test migrates its own empty schema instead: slower, the
 // same result.
+//
+// Templates of older migrations, and their copies, stay on the server
+// (about 10 MB each, copies as many as tests ran at once); a CI server
+// starts empty, a developer's may drop them all now and then:
+//
+//	psql -Atc "SELECT format('ALTER DATABASE %I IS_TEMPLATE false; DROP DATABASE %I;', datname, datname)
+//	  FROM pg_database WHERE datname LIKE 'hearth\_template\_%'" | psql
 package migrated
 
 import (
