@@ -6,10 +6,11 @@
 // migrated package builds it with Hearth's migrations). The role of the
 // DSN must be allowed to create databases (CREATEDB).
 //
-// Every DSN it returns turns off synchronous_commit: a commit returns before
-// its WAL reaches the disk. Only durability across a server crash changes,
-// which no test observes; visibility, locking and isolation are as in
-// production.
+// Every DSN it returns to a test turns off synchronous_commit: a commit
+// returns before its WAL reaches the disk. Only durability across a server
+// crash changes, which no test observes; visibility, locking and isolation
+// are as in production. Benchmarks (a *testing.B) keep the server's
+// setting, so that they measure what production does.
 package pgtest
 
 import (
@@ -110,6 +111,9 @@ func drop(t testing.TB, base, what string) {
 // fast adds the test-only settings of the package doc to dsn.
 func fast(t testing.TB, dsn string) string {
 	t.Helper()
+	if _, bench := t.(*testing.B); bench {
+		return dsn
+	}
 	dsn, err := withParam(dsn, "synchronous_commit", "off")
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)

@@ -44,7 +44,8 @@ func FromTemplate(t testing.TB, template string, build Build) string {
 	}
 	name, err := claim(ctx, holder, template)
 	t.Cleanup(func() {
-		// Closing the connection releases the claim.
+		// Closing admin closes the holder's connection, and that
+		// releases the claim.
 		holder.Close()
 		admin.Close()
 	})
