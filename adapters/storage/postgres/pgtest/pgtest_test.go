@@ -22,6 +22,19 @@ func TestWithParam(t *testing.T) {
 	}
 }
 
+// TestFast: tests turn synchronous_commit off, benchmarks keep it.
+func TestFast(t *testing.T) {
+	const dsn = "postgres://u@h:5432/db"
+	if got := fast(t, dsn); got != dsn+"?synchronous_commit=off" {
+		t.Errorf("for a test: %q", got)
+	}
+	var got string
+	testing.Benchmark(func(b *testing.B) { got = fast(b, dsn) })
+	if got != dsn {
+		t.Errorf("for a benchmark: %q, want the DSN unchanged", got)
+	}
+}
+
 func TestDSN(t *testing.T) {
 	var schema string
 	t.Run("fresh schema", func(t *testing.T) {
