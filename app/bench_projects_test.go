@@ -61,6 +61,7 @@ func BenchmarkListProjects100(b *testing.B) {
 // TestProjectListQueryCount: listing projects costs a constant number of
 // queries, whatever the page holds.
 func TestProjectListQueryCount(t *testing.T) {
+	t.Parallel()
 	srv := apptest.New(t)
 	id, tok := createUser(t, srv, "counted")
 	seedProjects(t, srv, 300, 2, id)

@@ -82,6 +82,7 @@ func BenchmarkRepository(b *testing.B) {
 // TestBenchRepoShape checks the benchmark repository is what the benchmark
 // claims (so the numbers mean what the note says), on a smaller scale.
 func TestBenchRepoShape(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "shape.git")
 	writeBenchRepo(t, dir, 300, 120, 40)
 	count := strings.TrimSpace(gitOut(t, dir, "rev-list", "--count", "master"))

@@ -15,6 +15,7 @@ import (
 // TestGitLabClient drives the server with the official Go client: every
 // call must parse without error.
 func TestGitLabClient(t *testing.T) {
+	t.Parallel()
 	srv := apptest.New(t)
 	anon, err := gitlab.NewClient("", gitlab.WithBaseURL(srv.API()))
 	if err != nil {

@@ -31,6 +31,7 @@ type issueJSON struct {
 // moment (200 concurrent creates): every create answers 201 and the iids
 // are exactly 1..200, each issue with its author. SQLite and Postgres.
 func TestConcurrentIssueIIDs(t *testing.T) {
+	t.Parallel()
 	eachDriver(t, concurrentIssueIIDs)
 }
 

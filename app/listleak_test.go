@@ -14,6 +14,7 @@ import (
 // groups, then walks every page of every list as each actor: nothing the
 // actor may not read appears, and X-Total is what can be paged through.
 func TestListsNeverLeak(t *testing.T) {
+	t.Parallel()
 	srv := apptest.New(t)
 	root := srv.RootToken
 	memberID, memberTok := createUser(t, srv, "leak-member")

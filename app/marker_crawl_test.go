@@ -23,6 +23,7 @@ import (
 // count may include the confidential issues. Readers who may see them do
 // (so the crawl can fail).
 func TestMarkerNeverLeaks(t *testing.T) {
+	t.Parallel()
 	srv := apptest.New(t)
 	m := plantMarkers(t, srv)
 

@@ -16,15 +16,21 @@ import (
 	"github.com/hearth-forge/hearth/app/apptest"
 )
 
+// eachDriver runs fn on a server on SQLite and one on Postgres, side by
+// side.
 func eachDriver(t *testing.T, fn func(t *testing.T, srv *apptest.Server)) {
 	for _, driver := range []string{"sqlite", "postgres"} {
-		t.Run(driver, func(t *testing.T) { fn(t, apptest.New(t, apptest.Driver(driver))) })
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			fn(t, apptest.New(t, apptest.Driver(driver)))
+		})
 	}
 }
 
 // TestConcurrentProjectCreation: 50 creations of one name in one namespace
 // give exactly one project and clean 400s.
 func TestConcurrentProjectCreation(t *testing.T) {
+	t.Parallel()
 	eachDriver(t, func(t *testing.T, srv *apptest.Server) {
 		var g struct{ ID int64 }
 		srv.JSON(t, "POST", "/groups", srv.RootToken, url.Values{"name": {"race"}, "path": {"race"}}, 201, &g)
@@ -66,6 +72,7 @@ func TestConcurrentProjectCreation(t *testing.T) {
 
 // TestConcurrentStars: 50 users star one project at once: star_count 50.
 func TestConcurrentStars(t *testing.T) {
+	t.Parallel()
 	eachDriver(t, func(t *testing.T, srv *apptest.Server) {
 		var p struct{ ID int64 }
 		srv.JSON(t, "POST", "/projects", srv.RootToken, url.Values{"name": {"starry"}, "visibility": {"public"}}, 201, &p)
@@ -116,6 +123,7 @@ func git(t *testing.T, dir string, args ...string) string {
 // TestForkWithHistory: the fork's repository has the source's commits,
 // import_status reaches finished and forks_count is 1.
 func TestForkWithHistory(t *testing.T) {
+	t.Parallel()
 	srv := apptest.New(t)
 	var src struct {
 		ID int64
@@ -167,6 +175,7 @@ func TestForkWithHistory(t *testing.T) {
 
 // TestGitLabClientProjects: go-gitlab calls for projects, groups and members parse.
 func TestGitLabClientProjects(t *testing.T) {
+	t.Parallel()
 	srv := apptest.New(t)
 	gl, err := gitlab.NewClient(srv.RootToken, gitlab.WithBaseURL(srv.API()))
 	if err != nil {

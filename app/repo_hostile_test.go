@@ -49,6 +49,7 @@ var hostileValues = []string{
 // outside the repository, and the repository must be unchanged (refs,
 // fsck) with no file created outside it.
 func TestRepositoryHostileInput(t *testing.T) {
+	t.Parallel()
 	srv := apptest.New(t)
 	canary := "CANARY-" + fmt.Sprint(time.Now().UnixNano())
 	for _, dir := range []string{srv.Config.DataDir, filepath.Dir(srv.RepoDir(1))} {

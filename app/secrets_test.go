@@ -16,8 +16,10 @@ import (
 // TestNoSecretAtRest creates every kind of secret through the API, then
 // searches the whole database and the whole log for each of them.
 func TestNoSecretAtRest(t *testing.T) {
+	t.Parallel()
 	for _, driver := range []string{"sqlite", "postgres"} {
 		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
 			srv := apptest.New(t, apptest.Driver(driver))
 			secrets := exerciseSecrets(t, srv)
 			var dump string

@@ -15,7 +15,9 @@ type APIServerFactory func(t *testing.T) (APIServer, func(time.Duration))
 
 // RunAPISuite drives the HTTP API as GitLab clients do. Every subtest gets
 // a fresh server; every response is checked for a GitLab-shaped status and
-// exactly "application/json", and no request may answer 500.
+// exactly "application/json", and no request may answer 500. The subtests
+// run in parallel (t.Parallel), so newServer is called from several
+// goroutines at once.
 func RunAPISuite(t *testing.T, newServer APIServerFactory) {
 	cases := []struct {
 		name string
@@ -44,6 +46,7 @@ func RunAPISuite(t *testing.T, newServer APIServerFactory) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv, advance := newServer(t)
 			tc.fn(t, apiClient{t: t, srv: srv}, advance)
 		})

@@ -23,6 +23,8 @@ type Repo struct {
 // RunRepoSuite checks that a git backend behaves as ports.RepoBackend
 // documents, against real repositories read with the git CLI. Each subtest
 // calls newRepo for a backend over a fresh, empty root (a t.TempDir()).
+// The subtests run in parallel (t.Parallel), so newRepo is called from
+// several goroutines at once.
 func RunRepoSuite(t *testing.T, newRepo func(t *testing.T) Repo) {
 	tests := []struct {
 		name string
@@ -73,7 +75,10 @@ func RunRepoSuite(t *testing.T, newRepo func(t *testing.T) Repo) {
 		{"TransportClonePushFetch", repoTransportClonePushFetch},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newRepo(t)) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, newRepo(t))
+		})
 	}
 }
 

@@ -54,7 +54,9 @@ type storeCase struct {
 
 // RunStoreSuite checks that a storage adapter behaves as core/ports
 // documents. Each subtest calls newStores for fresh, empty, migrated stores;
-// newStores should release them with t.Cleanup.
+// newStores should release them with t.Cleanup. The subtests run in
+// parallel (t.Parallel), so newStores is called from several goroutines at
+// once and the stores of one subtest must not share data with another's.
 func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 	tests := []struct {
 		name string
@@ -207,7 +209,10 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		}
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStores(t)) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, newStores(t))
+		})
 	}
 }
 

@@ -1,5 +1,9 @@
 // Package apptest starts a real Hearth (real storage, real HTTP) for tests:
-// SQLite in a temporary directory by default, or a fresh Postgres schema.
+// SQLite in a temporary directory by default, or a fresh Postgres database.
+// Either starts migrated: the SQLite file is a copy of one migrated once
+// per test process, the Postgres database comes from a migrated template
+// (pgtest/migrated); the server's own start-up migration then finds
+// nothing to do.
 package apptest
 
 import (
@@ -24,7 +28,7 @@ import (
 
 	"github.com/hearth-forge/hearth/adapters/secrets"
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
-	"github.com/hearth-forge/hearth/adapters/storage/postgres/pgtest"
+	"github.com/hearth-forge/hearth/adapters/storage/postgres/pgtest/migrated"
 	"github.com/hearth-forge/hearth/app"
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -90,7 +94,7 @@ type options struct {
 // Option changes how the server is built.
 type Option func(*options)
 
-// Postgres runs the server on a fresh Postgres schema (skipped without a
+// Postgres runs the server on a fresh Postgres database (skipped without a
 // server unless CI is set).
 func Postgres() Option { return func(o *options) { o.driver = "postgres" } }
 
@@ -116,9 +120,10 @@ func New(t testing.TB, opts ...Option) *Server {
 	cfg.Log.Level = "debug"
 	cfg.Storage.Driver = o.driver
 	if o.driver == "postgres" {
-		cfg.Storage.DSN = pgtest.DSN(t)
+		cfg.Storage.DSN = migrated.DSN(t)
 	} else {
 		cfg.Storage.DSN = filepath.Join(cfg.DataDir, "hearth.db")
+		copySQLiteTemplate(t, cfg.Storage.DSN)
 	}
 	ts := httptest.NewUnstartedServer(nil)
 	cfg.ExternalURL = "http://" + ts.Listener.Addr().String()

@@ -46,9 +46,17 @@ func openPostgres(t *testing.T) *bun.DB {
 	return db
 }
 
+// eachDialect runs fn on an empty SQLite database and an empty Postgres
+// schema, side by side.
 func eachDialect(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, openSQLite(t)) })
-	t.Run("postgres", func(t *testing.T) { fn(t, openPostgres(t)) })
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		fn(t, openSQLite(t))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		fn(t, openPostgres(t))
+	})
 }
 
 // queryCounter counts the statements a Store sends.
@@ -64,6 +72,7 @@ func (c *queryCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
 // TestListQueryCounts: lists cost the count and the page, whatever the
 // page size, the scope and the filters; set lookups cost one query.
 func TestListQueryCounts(t *testing.T) {
+	t.Parallel()
 	eachDialect(t, func(t *testing.T, db *bun.DB) {
 		ctx := t.Context()
 		st := New(db)
@@ -145,6 +154,7 @@ func TestListQueryCounts(t *testing.T) {
 // TestMigrationBackfillsPersonalNamespaces: users created before the
 // projects migration get a public personal namespace named after them.
 func TestMigrationBackfillsPersonalNamespaces(t *testing.T) {
+	t.Parallel()
 	eachDialect(t, func(t *testing.T, db *bun.DB) {
 		ctx := t.Context()
 		st := New(db)

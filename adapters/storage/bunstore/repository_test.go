@@ -13,6 +13,7 @@ import (
 // tags (none for no tags), Protect one statement, comment lists the count
 // and the page.
 func TestRepositoryQueryCounts(t *testing.T) {
+	t.Parallel()
 	eachDialect(t, func(t *testing.T, db *bun.DB) {
 		ctx := t.Context()
 		st := New(db)

@@ -9,6 +9,7 @@ import (
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres/pgtest"
+	"github.com/hearth-forge/hearth/adapters/storage/postgres/pgtest/migrated"
 	"github.com/hearth-forge/hearth/contracttests"
 )
 
@@ -22,14 +23,10 @@ func open(t *testing.T, dsn string) *bun.DB {
 	return db
 }
 
-// newStore opens and migrates a fresh schema for t.
+// newStore opens a fresh, migrated database for t.
 func newStore(t *testing.T) *bunstore.Store {
 	t.Helper()
-	st := postgres.NewStore(open(t, pgtest.DSN(t)))
-	if err := st.Migrate(t.Context()); err != nil {
-		t.Fatalf("Migrate: %v", err)
-	}
-	return st
+	return postgres.NewStore(open(t, migrated.DSN(t)))
 }
 
 func TestStoreSuite(t *testing.T) {
@@ -48,7 +45,11 @@ func TestStoreSuite(t *testing.T) {
 }
 
 func TestMigrateTwice(t *testing.T) {
-	st := newStore(t)
+	t.Parallel()
+	st := postgres.NewStore(open(t, pgtest.DSN(t)))
+	if err := st.Migrate(t.Context()); err != nil {
+		t.Fatalf("Migrate an empty schema: %v", err)
+	}
 	if err := st.Migrate(t.Context()); err != nil {
 		t.Fatalf("second Migrate: %v", err)
 	}
@@ -60,6 +61,7 @@ func TestMigrateTwice(t *testing.T) {
 // TestMigrateConcurrently starts two nodes on one empty schema at once: the
 // advisory lock makes one wait for the other, and both succeed.
 func TestMigrateConcurrently(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	stores := []*bunstore.Store{postgres.NewStore(open(t, dsn)), postgres.NewStore(open(t, dsn))}
 	errs := make([]error, len(stores))

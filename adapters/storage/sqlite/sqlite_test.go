@@ -1,7 +1,11 @@
 package sqlite_test
 
 import (
+	"context"
+	"errors"
+	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
@@ -10,20 +14,59 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// newStore opens and migrates a fresh database file for t.
+// newStore opens a fresh, migrated database file for t: a copy of one
+// migrated once per process.
 func newStore(t *testing.T) *bunstore.Store {
 	t.Helper()
-	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "data", "hearth.db"))
+	migrated, err := template()
+	if err != nil {
+		t.Fatalf("template: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "data", "hearth.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, migrated, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return open(t, path)
+}
+
+// emptyStore opens a fresh database file for t with no migration applied.
+func emptyStore(t *testing.T) *bunstore.Store {
+	t.Helper()
+	return open(t, filepath.Join(t.TempDir(), "data", "hearth.db"))
+}
+
+func open(t *testing.T, path string) *bunstore.Store {
+	t.Helper()
+	db, err := sqlite.Open(t.Context(), path)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	st := sqlite.NewStore(db)
-	if err := st.Migrate(t.Context()); err != nil {
-		t.Fatalf("Migrate: %v", err)
-	}
-	return st
+	return sqlite.NewStore(db)
 }
+
+// template is the content of a database file migrated once per process.
+var template = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "hearth-sqlite-template-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "hearth.db")
+	db, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		return nil, err
+	}
+	err = sqlite.NewStore(db).Migrate(context.Background())
+	// Closing the last connection checkpoints the WAL into the file.
+	if err := errors.Join(err, db.Close()); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
+})
 
 func TestStoreSuite(t *testing.T) {
 	contracttests.RunStoreSuite(t, func(t *testing.T) contracttests.Stores {
@@ -41,7 +84,11 @@ func TestStoreSuite(t *testing.T) {
 }
 
 func TestMigrateTwice(t *testing.T) {
-	st := newStore(t)
+	t.Parallel()
+	st := emptyStore(t)
+	if err := st.Migrate(t.Context()); err != nil {
+		t.Fatalf("Migrate an empty database: %v", err)
+	}
 	if err := st.Migrate(t.Context()); err != nil {
 		t.Fatalf("second Migrate: %v", err)
 	}
