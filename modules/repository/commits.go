@@ -143,7 +143,7 @@ func (s *Service) CherryPick(ctx context.Context, caller *domain.Caller, ref dom
 	full := domain.BranchPrefix + in.Branch
 	var picked domain.Commit
 	var before string
-	err = retryOnMove(ctx, func() (bool, error) {
+	err = s.retryOnBranch(ctx, repo, in.Branch, func() (bool, error) {
 		b, err := s.p.Reader.Branch(ctx, repo, in.Branch)
 		if err != nil {
 			return false, backendErr(err, "Branch", "read branch")

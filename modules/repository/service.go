@@ -43,6 +43,7 @@ type Service struct {
 	p      Params
 	log    *zap.Logger
 	counts *countCache
+	refs   *refLocks
 }
 
 // NewService builds the service.
@@ -51,7 +52,7 @@ func NewService(p Params) *Service {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Service{p: p, log: log, counts: newCountCache(4096)}
+	return &Service{p: p, log: log, counts: newCountCache(4096), refs: newRefLocks()}
 }
 
 func (s *Service) now() time.Time { return s.p.Clock.Now().UTC() }

@@ -72,7 +72,7 @@ func (s *Service) commitFiles(ctx context.Context, t access.Target, fc fileCommi
 	}
 	var c domain.Commit
 	var before string
-	err := retryOnMove(ctx, func() (bool, error) {
+	err := s.retryOnBranch(ctx, repo, fc.branch, func() (bool, error) {
 		before = domain.ZeroID
 		start := ""
 		b, err := s.p.Reader.Branch(ctx, repo, fc.branch)
@@ -163,6 +163,17 @@ func retryOnMove(ctx context.Context, attempt func() (moved bool, err error)) er
 			return err
 		}
 	}
+}
+
+// retryOnBranch is retryOnMove holding the branch's turn among this
+// process's writers (refLocks), so they do not race each other.
+func (s *Service) retryOnBranch(ctx context.Context, repo, branch string, attempt func() (moved bool, err error)) error {
+	unlock, err := s.refs.lock(ctx, repo, branch)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return retryOnMove(ctx, attempt)
 }
 
 // retryable tells whether a ref write lost a race worth redoing.
