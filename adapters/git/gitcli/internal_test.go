@@ -45,7 +45,10 @@ func TestCatFilePoolReuse(t *testing.T) {
 	if idle, started := b.cat.stats(); idle != 1 || started != 1 {
 		t.Errorf("after 20 sequential reads: %d idle, %d started; want 1, 1", idle, started)
 	}
-	// Concurrent readers get their own processes; the pool keeps a few.
+	// Concurrent readers get their own processes; the pool keeps a few
+	// (catFilePerRepo) and closes the others when they come back, so a
+	// reader may start a new one later: how many depends on scheduling, but
+	// most of the 160 reads must reuse a process.
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
@@ -57,7 +60,7 @@ func TestCatFilePoolReuse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if idle, started := b.cat.stats(); idle > catFilePerRepo || started > 16+1 {
+	if idle, started := b.cat.stats(); idle > catFilePerRepo || started > 1+16*10/4 {
 		t.Errorf("after concurrent reads: %d idle (max %d), %d started", idle, catFilePerRepo, started)
 	}
 }
