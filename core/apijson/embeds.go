@@ -148,3 +148,12 @@ func choice(explicit map[int64]bool, id int64) *bool {
 	}
 	return nil
 }
+
+// one renders a single item with the renderer of a list.
+func one[T, R any](ctx context.Context, caller *domain.Caller, v *T, render func(context.Context, *domain.Caller, []T) ([]R, error)) (*R, error) {
+	out, err := render(ctx, caller, []T{*v})
+	if err != nil {
+		return nil, err
+	}
+	return &out[0], nil
+}

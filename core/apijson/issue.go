@@ -11,14 +11,7 @@ import (
 
 // Issue is GitLab 9.x's issue entity.
 type Issue struct {
-	ID             int64        `json:"id"`
-	IID            int64        `json:"iid"`
-	ProjectID      int64        `json:"project_id"`
-	Title          string       `json:"title"`
-	Description    string       `json:"description"`
-	State          string       `json:"state"`
-	CreatedAt      httpx.Time   `json:"created_at"`
-	UpdatedAt      httpx.Time   `json:"updated_at"`
+	ProjectItem
 	ClosedAt       *httpx.Time  `json:"closed_at"`
 	Labels         []string     `json:"labels"`
 	Milestone      *Milestone   `json:"milestone"`
@@ -69,8 +62,8 @@ func (p *IssuePresenter) Render(ctx context.Context, caller *domain.Caller, list
 			assignees = append(assignees, assignee)
 		}
 		out = append(out, Issue{
-			ID: is.ID, IID: is.IID, ProjectID: is.ProjectID, Title: is.Title, Description: is.Description,
-			State: is.State, CreatedAt: httpx.TimeOf(is.CreatedAt), UpdatedAt: httpx.TimeOf(is.UpdatedAt),
+			ProjectItem: projectItem(is.ID, is.IID, is.ProjectID, is.Title, is.Description, is.State,
+				is.CreatedAt, is.UpdatedAt),
 			ClosedAt: httpx.TimePtr(is.ClosedAt), Labels: labels(is.Labels), Milestone: em.milestone(is.MilestoneID),
 			Assignees: assignees, Assignee: assignee, Author: em.user(&author),
 			UserNotesCount: is.UserNotesCount, Upvotes: is.Upvotes, Downvotes: is.Downvotes,
@@ -84,9 +77,5 @@ func (p *IssuePresenter) Render(ctx context.Context, caller *domain.Caller, list
 
 // One renders a single issue.
 func (p *IssuePresenter) One(ctx context.Context, caller *domain.Caller, is *domain.Issue) (*Issue, error) {
-	out, err := p.Render(ctx, caller, []domain.Issue{*is})
-	if err != nil {
-		return nil, err
-	}
-	return &out[0], nil
+	return one(ctx, caller, is, p.Render)
 }
