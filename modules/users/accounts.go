@@ -238,15 +238,13 @@ func (p Profile) check(errs fieldErrors) {
 
 // applyTo copies the given attributes onto u.
 func (p Profile) applyTo(u *domain.User) {
-	set(&u.Skype, p.Skype)
-	set(&u.Linkedin, p.Linkedin)
-	set(&u.Twitter, p.Twitter)
-	set(&u.WebsiteURL, p.WebsiteURL)
-	set(&u.Organization, p.Organization)
-	set(&u.Bio, p.Bio)
-	set(&u.Location, p.Location)
-	set(&u.ExternUID, p.ExternUID)
-	set(&u.Provider, p.Provider)
+	for _, f := range []struct{ dst, v *string }{
+		{&u.Skype, p.Skype}, {&u.Linkedin, p.Linkedin}, {&u.Twitter, p.Twitter}, {&u.WebsiteURL, p.WebsiteURL},
+		{&u.Organization, p.Organization}, {&u.Bio, p.Bio}, {&u.Location, p.Location},
+		{&u.ExternUID, p.ExternUID}, {&u.Provider, p.Provider},
+	} {
+		set(f.dst, f.v)
+	}
 	set(&u.ProjectsLimit, p.ProjectsLimit)
 	set(&u.Admin, p.Admin)
 	set(&u.CanCreateGroup, p.CanCreateGroup)

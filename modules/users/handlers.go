@@ -139,11 +139,7 @@ func (h handlers) createUser(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) updateUser(w http.ResponseWriter, r *http.Request) error {
-	caller, err := httpx.RequireAdmin(r)
-	if err != nil {
-		return err
-	}
-	id, err := httpx.IDParam(r, "id", "User")
+	caller, id, err := targetUser(r, false)
 	if err != nil {
 		return err
 	}
@@ -164,11 +160,7 @@ func (h handlers) updateUser(w http.ResponseWriter, r *http.Request) error {
 // there was no such user. hard_delete is accepted; with no contributions to
 // hand to a ghost user yet, both forms delete the same way.
 func (h handlers) deleteUser(w http.ResponseWriter, r *http.Request) error {
-	caller, err := httpx.RequireAdmin(r)
-	if err != nil {
-		return err
-	}
-	id, err := httpx.IDParam(r, "id", "User")
+	caller, id, err := targetUser(r, false)
 	if err != nil {
 		return err
 	}
@@ -190,11 +182,7 @@ func (h handlers) deleteUser(w http.ResponseWriter, r *http.Request) error {
 
 func (h handlers) setBlocked(blocked bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		caller, err := httpx.RequireAdmin(r)
-		if err != nil {
-			return err
-		}
-		id, err := httpx.IDParam(r, "id", "User")
+		caller, id, err := targetUser(r, false)
 		if err != nil {
 			return err
 		}
