@@ -69,11 +69,7 @@ func storeIssueIDList(is []domain.Issue) []int64 {
 
 // storeIssueIIDsOf lists the IIDs of issues.
 func storeIssueIIDsOf(is ...*domain.Issue) []int64 {
-	out := []int64{}
-	for _, i := range is {
-		out = append(out, i.IID)
-	}
-	return out
+	return storeIDs(is, func(i *domain.Issue) int64 { return i.IID })
 }
 
 // storeNoteOn adds a note to a noteable.
@@ -763,11 +759,7 @@ func storeConcurrentIssueIIDs(t *testing.T, s Stores) {
 		}
 		return nil
 	})
-	for w, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", w, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	want := make([]int64, storeWorkers*each)
 	for n := range want {
 		want[n] = int64(n + 1)
@@ -791,11 +783,7 @@ func storeConcurrentIssueUpdates(t *testing.T, s Stores) {
 		})
 		return err
 	})
-	for w, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", w, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	got, err := s.Issues.Get(t.Context(), p.ID, i.IID)
 	if err != nil {
 		t.Fatal(err)
@@ -821,6 +809,11 @@ func storeMilestone(t *testing.T, s Stores, p *domain.Project, title string, mod
 
 func storeMilestoneIDList(ms []domain.Milestone) []int64 {
 	return storeIDs(ms, func(m domain.Milestone) int64 { return m.ID })
+}
+
+// storeMilestoneIDsOf lists the IDs of milestones.
+func storeMilestoneIDsOf(ms ...*domain.Milestone) []int64 {
+	return storeIDs(ms, func(m *domain.Milestone) int64 { return m.ID })
 }
 
 func storeMilestoneCreateGet(t *testing.T, s Stores) {
@@ -988,13 +981,7 @@ func storeMilestoneList(t *testing.T, s Stores) {
 	m4 := storeMilestone(t, s, p, "100% done", func(m *domain.Milestone) { m.DueDate, m.State = storePtr(storeDay(2024, 5, 1)), domain.MilestoneClosed })
 	m5 := storeMilestone(t, s, p, "Later_on", func(m *domain.Milestone) { m.State = domain.MilestoneClosed })
 	storeMilestone(t, s, other, "Release 1", nil)
-	ids := func(ms ...*domain.Milestone) []int64 {
-		out := []int64{}
-		for _, m := range ms {
-			out = append(out, m.ID)
-		}
-		return out
-	}
+	ids := storeMilestoneIDsOf
 	for _, c := range []struct {
 		what  string
 		f     domain.MilestoneFilter
@@ -1121,11 +1108,7 @@ func storeLabelEnsure(t *testing.T, s Stores) {
 	errs := storeRace(func(w int) error {
 		return s.Labels.Ensure(t.Context(), p.ID, []string{names[w%4], names[(w+1)%4], names[(w+2)%4]}, "#428BCA")
 	})
-	for w, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", w, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	list, err = s.Labels.List(ctx, p.ID)
 	if err != nil {
 		t.Fatal(err)

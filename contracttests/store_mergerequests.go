@@ -42,6 +42,11 @@ func storeMRIDs(ms []domain.MergeRequest) []int64 {
 	return storeIDs(ms, func(m domain.MergeRequest) int64 { return m.ID })
 }
 
+// storeMRIIDsOf lists the IIDs of merge requests.
+func storeMRIIDsOf(ms ...*domain.MergeRequest) []int64 {
+	return storeIDs(ms, func(m *domain.MergeRequest) int64 { return m.IID })
+}
+
 // storeWantUTC fails unless every time of m is in UTC.
 func storeWantUTC(t *testing.T, what string, m *domain.MergeRequest) {
 	t.Helper()
@@ -410,13 +415,7 @@ func storeMergeRequestListFilters(t *testing.T, s Stores) {
 	storeMR(t, s, other, alice.ID, "f1", func(m *domain.MergeRequest) {
 		m.AssigneeID, m.MilestoneID, m.Labels = &bob.ID, storePtr(int64(1)), []string{"ui", "bug"}
 	})
-	iids := func(ms ...*domain.MergeRequest) []int64 {
-		out := []int64{}
-		for _, m := range ms {
-			out = append(out, m.IID)
-		}
-		return out
-	}
+	iids := storeMRIIDsOf
 	for _, c := range []struct {
 		what string
 		f    domain.MergeRequestFilter
@@ -687,11 +686,7 @@ func storeConcurrentMergeRequestIIDs(t *testing.T, s Stores) {
 		iids[i] = m.IID
 		return err
 	})
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", i, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	want := make([]int64, storeWorkers)
 	for i := range want {
 		want[i] = int64(i + 1)
@@ -715,11 +710,7 @@ func storeConcurrentMergeRequestUpdates(t *testing.T, s Stores) {
 		})
 		return err
 	})
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", i, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	got, err := s.MergeRequests.Get(t.Context(), p.ID, m.IID)
 	if err != nil {
 		t.Fatal(err)
