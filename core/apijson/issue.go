@@ -11,7 +11,14 @@ import (
 
 // Issue is GitLab 9.x's issue entity.
 type Issue struct {
-	ProjectItem
+	ID             int64        `json:"id"`
+	IID            int64        `json:"iid"`
+	ProjectID      int64        `json:"project_id"`
+	Title          string       `json:"title"`
+	Description    string       `json:"description"`
+	State          string       `json:"state"`
+	CreatedAt      httpx.Time   `json:"created_at"`
+	UpdatedAt      httpx.Time   `json:"updated_at"`
 	ClosedAt       *httpx.Time  `json:"closed_at"`
 	Labels         []string     `json:"labels"`
 	Milestone      *Milestone   `json:"milestone"`
@@ -62,8 +69,8 @@ func (p *IssuePresenter) Render(ctx context.Context, caller *domain.Caller, list
 			assignees = append(assignees, assignee)
 		}
 		out = append(out, Issue{
-			ProjectItem: projectItem(is.ID, is.IID, is.ProjectID, is.Title, is.Description, is.State,
-				is.CreatedAt, is.UpdatedAt),
+			ID: is.ID, IID: is.IID, ProjectID: is.ProjectID, Title: is.Title, Description: is.Description,
+			State: is.State, CreatedAt: httpx.TimeOf(is.CreatedAt), UpdatedAt: httpx.TimeOf(is.UpdatedAt),
 			ClosedAt: httpx.TimePtr(is.ClosedAt), Labels: labels(is.Labels), Milestone: em.milestone(is.MilestoneID),
 			Assignees: assignees, Assignee: assignee, Author: em.user(&author),
 			UserNotesCount: is.UserNotesCount, Upvotes: is.Upvotes, Downvotes: is.Downvotes,

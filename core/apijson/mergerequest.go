@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
@@ -12,29 +11,18 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// ProjectItem are the fields GitLab's entities of things numbered within
-// a project (issues, merge requests, milestones) begin with.
-type ProjectItem struct {
-	ID          int64      `json:"id"`
-	IID         int64      `json:"iid"`
-	ProjectID   int64      `json:"project_id"`
-	Title       string     `json:"title"`
-	Description string     `json:"description"`
-	State       string     `json:"state"`
-	CreatedAt   httpx.Time `json:"created_at"`
-	UpdatedAt   httpx.Time `json:"updated_at"`
-}
-
-func projectItem(id, iid, projectID int64, title, description, state string, created, updated time.Time) ProjectItem {
-	return ProjectItem{ID: id, IID: iid, ProjectID: projectID, Title: title, Description: description, State: state,
-		CreatedAt: httpx.TimeOf(created), UpdatedAt: httpx.TimeOf(updated)}
-}
-
 // Milestone is GitLab's milestone entity.
 type Milestone struct {
-	ProjectItem
-	DueDate   *httpx.Date `json:"due_date"`
-	StartDate *httpx.Date `json:"start_date"`
+	ID          int64       `json:"id"`
+	IID         int64       `json:"iid"`
+	ProjectID   int64       `json:"project_id"`
+	Title       string      `json:"title"`
+	Description string      `json:"description"`
+	State       string      `json:"state"`
+	CreatedAt   httpx.Time  `json:"created_at"`
+	UpdatedAt   httpx.Time  `json:"updated_at"`
+	DueDate     *httpx.Date `json:"due_date"`
+	StartDate   *httpx.Date `json:"start_date"`
 }
 
 // MilestoneOf renders m.
@@ -42,13 +30,21 @@ func MilestoneOf(m *domain.Milestone) *Milestone {
 	if m == nil {
 		return nil
 	}
-	return &Milestone{ProjectItem: projectItem(m.ID, m.IID, m.ProjectID, m.Title, m.Description, m.State, m.CreatedAt, m.UpdatedAt),
+	return &Milestone{ID: m.ID, IID: m.IID, ProjectID: m.ProjectID, Title: m.Title, Description: m.Description,
+		State: m.State, CreatedAt: httpx.TimeOf(m.CreatedAt), UpdatedAt: httpx.TimeOf(m.UpdatedAt),
 		DueDate: httpx.DatePtr(m.DueDate), StartDate: httpx.DatePtr(m.StartDate)}
 }
 
 // MergeRequest is GitLab 9.x's merge request entity.
 type MergeRequest struct {
-	ProjectItem
+	ID                        int64       `json:"id"`
+	IID                       int64       `json:"iid"`
+	ProjectID                 int64       `json:"project_id"`
+	Title                     string      `json:"title"`
+	Description               string      `json:"description"`
+	State                     string      `json:"state"`
+	CreatedAt                 httpx.Time  `json:"created_at"`
+	UpdatedAt                 httpx.Time  `json:"updated_at"`
 	TargetBranch              string      `json:"target_branch"`
 	SourceBranch              string      `json:"source_branch"`
 	Upvotes                   int         `json:"upvotes"`
@@ -75,8 +71,15 @@ type MergeRequest struct {
 
 // MergeRequestSimple is the view=simple entity.
 type MergeRequestSimple struct {
-	ProjectItem
-	WebURL string `json:"web_url"`
+	ID          int64      `json:"id"`
+	IID         int64      `json:"iid"`
+	ProjectID   int64      `json:"project_id"`
+	Title       string     `json:"title"`
+	Description string     `json:"description"`
+	State       string     `json:"state"`
+	CreatedAt   httpx.Time `json:"created_at"`
+	UpdatedAt   httpx.Time `json:"updated_at"`
+	WebURL      string     `json:"web_url"`
 }
 
 // MergeRequestPresenter renders merge requests with what they embed in a
@@ -103,10 +106,6 @@ func MergeRequestURL(projectWebURL string, iid int64) string {
 	return projectWebURL + "/merge_requests/" + strconv.FormatInt(iid, 10)
 }
 
-func item(m *domain.MergeRequest) ProjectItem {
-	return projectItem(m.ID, m.IID, m.ProjectID, m.Title, m.Description, string(m.State), m.CreatedAt, m.UpdatedAt)
-}
-
 func (em *embedded) mergeRequest(m *domain.MergeRequest) MergeRequest {
 	author := m.AuthorID
 	status := m.MergeStatus
@@ -114,7 +113,8 @@ func (em *embedded) mergeRequest(m *domain.MergeRequest) MergeRequest {
 		status = domain.MergeCanBeMerged // GitLab 9.x shows unchecked as mergeable until checked
 	}
 	return MergeRequest{
-		ProjectItem:  item(m),
+		ID: m.ID, IID: m.IID, ProjectID: m.ProjectID, Title: m.Title, Description: m.Description,
+		State: string(m.State), CreatedAt: httpx.TimeOf(m.CreatedAt), UpdatedAt: httpx.TimeOf(m.UpdatedAt),
 		TargetBranch: m.TargetBranch, SourceBranch: m.SourceBranch, Upvotes: m.Upvotes, Downvotes: m.Downvotes,
 		Author: em.user(&author), Assignee: em.user(m.AssigneeID),
 		SourceProjectID: m.SourceProjectID, TargetProjectID: m.TargetProjectID, Labels: labels(m.Labels),
@@ -148,7 +148,9 @@ func (p *MergeRequestPresenter) RenderSimple(ctx context.Context, list []domain.
 	}
 	out := make([]MergeRequestSimple, 0, len(list))
 	for _, m := range list {
-		out = append(out, MergeRequestSimple{ProjectItem: item(&m), WebURL: MergeRequestURL(em.webURL(m.ProjectID), m.IID)})
+		out = append(out, MergeRequestSimple{ID: m.ID, IID: m.IID, ProjectID: m.ProjectID, Title: m.Title,
+			Description: m.Description, State: string(m.State), CreatedAt: httpx.TimeOf(m.CreatedAt),
+			UpdatedAt: httpx.TimeOf(m.UpdatedAt), WebURL: MergeRequestURL(em.webURL(m.ProjectID), m.IID)})
 	}
 	return out, nil
 }
