@@ -554,42 +554,15 @@ func storeIssueListConfidential(t *testing.T, s Stores) {
 }
 
 func storeIssueListOrderPages(t *testing.T, s Stores) {
-	ctx := t.Context()
 	alice := storeUser(t, s, "alice")
 	p := storeRepoProject(t, s, "p")
-	created := []int{2, 0, 3, 0, 1}
-	updated := []int{0, 4, 1, 3, 2}
-	is := make([]int64, len(created))
-	for n := range created {
-		is[n] = storeIssue(t, s, p, alice.ID, fmt.Sprint("i", n), func(i *domain.Issue) {
-			i.CreatedAt = storeT0.Add(time.Duration(created[n]) * time.Minute)
-			i.UpdatedAt = storeT0.Add(time.Duration(updated[n]) * time.Hour)
-		}).IID
-	}
-	pick := func(ns ...int) []int64 {
-		out := []int64{}
-		for _, n := range ns {
-			out = append(out, is[n])
-		}
-		return out
-	}
-	list := func(what string, f domain.IssueFilter, want []int64, total int) {
-		t.Helper()
-		f.ProjectID = p.ID
-		got, n, err := s.Issues.List(ctx, f)
-		storeWantList(t, what, storeIssueIIDList(got), n, err, want, total)
-	}
-	list("created desc (default)", domain.IssueFilter{}, pick(2, 0, 4, 3, 1), 5)
-	list("created asc, ties by ID", domain.IssueFilter{OrderBy: "created_at", Ascending: true}, pick(1, 3, 4, 0, 2), 5)
-	list("updated desc", domain.IssueFilter{OrderBy: "updated_at"}, pick(1, 3, 4, 2, 0), 5)
-	list("updated asc", domain.IssueFilter{OrderBy: "updated_at", Ascending: true}, pick(0, 2, 4, 3, 1), 5)
-	list("page 1", domain.IssueFilter{Page: domain.Page{Page: 1, PerPage: 2}}, pick(2, 0), 5)
-	list("page 2", domain.IssueFilter{Page: domain.Page{Page: 2, PerPage: 2}}, pick(4, 3), 5)
-	list("page 3", domain.IssueFilter{Page: domain.Page{Page: 3, PerPage: 2}}, pick(1), 5)
-	list("past the end", domain.IssueFilter{Page: domain.Page{Page: 4, PerPage: 2}}, nil, 5)
-	list("filtered page", domain.IssueFilter{CreatedBefore: storePtr(storeT0.Add(time.Minute)), Page: domain.Page{Page: 1, PerPage: 2}}, pick(4, 3), 3)
-	_, _, err := s.Issues.List(ctx, domain.IssueFilter{ProjectID: p.ID, OrderBy: "title"})
-	storeWantKind(t, err, core.ErrInvalid, "unknown order")
+	storeCheckListOrderPages(t, func(n int, created, updated time.Time) int64 {
+		return storeIssue(t, s, p, alice.ID, fmt.Sprint("i", n), func(i *domain.Issue) { i.CreatedAt, i.UpdatedAt = created, updated }).IID
+	}, func(q storeListQuery) ([]int64, int, error) {
+		got, n, err := s.Issues.List(t.Context(), domain.IssueFilter{ProjectID: p.ID, OrderBy: q.OrderBy, Ascending: q.Ascending,
+			Page: q.Page, CreatedBefore: q.CreatedBefore})
+		return storeIssueIIDList(got), n, err
+	})
 }
 
 // storeIssueNotesAndVotes: every read counts the user notes and the
@@ -775,22 +748,16 @@ func storeConcurrentIssueUpdates(t *testing.T, s Stores) {
 	alice := storeUser(t, s, "alice")
 	p := storeRepoProject(t, s, "p")
 	i := storeIssue(t, s, p, alice.ID, "i", nil)
-	errs := storeRace(func(w int) error {
-		_, err := s.Issues.Update(t.Context(), p.ID, i.IID, func(i *domain.Issue) error {
-			i.Labels = append(i.Labels, fmt.Sprintf("l%02d", w))
-			i.Description += "x"
-			return nil
-		})
+	storeCheckConcurrentUpdates(t, func(edit func(labels *[]string, description *string)) error {
+		_, err := s.Issues.Update(t.Context(), p.ID, i.IID, func(i *domain.Issue) error { edit(&i.Labels, &i.Description); return nil })
 		return err
+	}, func() ([]string, string, error) {
+		got, err := s.Issues.Get(t.Context(), p.ID, i.IID)
+		if err != nil {
+			return nil, "", err
+		}
+		return got.Labels, got.Description, nil
 	})
-	storeNoErrors(t, errs)
-	got, err := s.Issues.Get(t.Context(), p.ID, i.IID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Description) != storeWorkers || len(got.Labels) != storeWorkers {
-		t.Errorf("description %q and %d labels after %d concurrent updates: lost updates", got.Description, len(got.Labels), storeWorkers)
-	}
 }
 
 // storeMilestone creates an active milestone of p titled title; mod, when
