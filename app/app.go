@@ -340,10 +340,10 @@ type Presenters struct {
 func newPresenters(d presenterDeps) Presenters {
 	proj := &apijson.ProjectPresenter{BaseURL: d.Config.BaseURL(), Namespaces: d.Namespaces, Projects: d.Projects,
 		Users: d.Users, Members: d.Members, Repos: d.Repos, Issues: d.IssueCounter, Viewer: d.Policy.IssueViewer}
-	mrs := &apijson.MergeRequestPresenter{Users: d.Users, Projects: d.Projects, Presenter: proj,
+	embeds := apijson.Embeds{Users: d.Users, Projects: d.Projects, Presenter: proj,
 		Subscriptions: d.Subscriptions, Milestones: d.Milestones}
-	issues := &apijson.IssuePresenter{Users: d.Users, Projects: d.Projects, Presenter: proj,
-		Subscriptions: d.Subscriptions, Milestones: d.Milestones}
+	mrs := &apijson.MergeRequestPresenter{Embeds: embeds}
+	issues := &apijson.IssuePresenter{Embeds: embeds}
 	return Presenters{Projects: proj, Issues: issues, MergeRequests: mrs,
 		Todos: &apijson.TodoPresenter{MergeRequests: d.MergeRequests, Render: mrs, Issues: d.Issues, RenderIssues: issues}}
 }

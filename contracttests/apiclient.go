@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -57,46 +58,11 @@ func (r reply) list(t *testing.T) []map[string]any {
 	return l
 }
 
-// do sends params as a form (url.Values), JSON (anything else) or nothing.
+// do sends a request as SendAPI does and fails the test on a 5xx or on a
+// body that is not JSON.
 func (c apiClient) do(method, path, token string, params any) reply {
 	c.t.Helper()
-	target := path
-	if !strings.HasPrefix(path, "http") {
-		if strings.HasPrefix(path, "/-/") {
-			target = c.srv.URL + path
-		} else {
-			target = c.srv.URL + "/api/v4" + path
-		}
-	}
-	var body io.Reader
-	ctype := ""
-	switch p := params.(type) {
-	case nil:
-	case url.Values:
-		body, ctype = strings.NewReader(p.Encode()), "application/x-www-form-urlencoded"
-	default:
-		raw, err := json.Marshal(p)
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		body, ctype = bytes.NewReader(raw), "application/json"
-	}
-	req, err := http.NewRequest(method, target, body)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if ctype != "" {
-		req.Header.Set("Content-Type", ctype)
-	}
-	if token != "" {
-		req.Header.Set("PRIVATE-TOKEN", token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
+	resp, data, err := SendAPI(c.srv.URL, method, path, token, params)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -109,6 +75,57 @@ func (c apiClient) do(method, path, token string, params any) reply {
 		}
 	}
 	return reply{status: resp.StatusCode, header: resp.Header, body: data}
+}
+
+// SendAPI makes one request to the Hearth whose root is base, as the API
+// suite does: path is under /api/v4 unless it starts with "/-/" or is a
+// whole URL; body is a form when url.Values, raw JSON when []byte, JSON
+// when anything else but nil; token travels as PRIVATE-TOKEN (none when
+// empty). It returns the answer with its whole body read.
+func SendAPI(base, method, path, token string, body any) (*http.Response, []byte, error) {
+	target := path
+	switch {
+	case strings.HasPrefix(path, "http"):
+	case strings.HasPrefix(path, "/-/"):
+		target = base + path
+	default:
+		target = base + "/api/v4" + path
+	}
+	var rd io.Reader
+	ctype := ""
+	switch b := body.(type) {
+	case nil:
+	case url.Values:
+		rd, ctype = strings.NewReader(b.Encode()), "application/x-www-form-urlencoded"
+	case []byte:
+		rd, ctype = bytes.NewReader(b), "application/json"
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("encode body of %s %s: %w", method, path, err)
+		}
+		rd, ctype = bytes.NewReader(raw), "application/json"
+	}
+	req, err := http.NewRequest(method, target, rd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("request %s %s: %w", method, path, err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if token != "" {
+		req.Header.Set("PRIVATE-TOKEN", token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the answer to %s %s: %w", method, path, err)
+	}
+	return resp, data, nil
 }
 
 // expect sends a request and fails unless the status matches.

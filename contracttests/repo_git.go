@@ -38,15 +38,21 @@ func newRepoGit(t *testing.T) repoGit {
 
 // try runs git in dir and returns its trimmed stdout.
 func (g repoGit) try(dir string, args ...string) (string, error) {
+	out, err := g.tryRaw(dir, args...)
+	return strings.TrimSpace(out), err
+}
+
+// tryRaw is try without trimming stdout.
+func (g repoGit) tryRaw(dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(g.t.Context(), "git", args...)
 	cmd.Dir = dir
 	cmd.Env = g.env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return strings.TrimSpace(stdout.String()), &repoGitError{args: args, err: err, stderr: stderr.String()}
+		return stdout.String(), &repoGitError{args: args, err: err, stderr: stderr.String()}
 	}
-	return strings.TrimSpace(stdout.String()), nil
+	return stdout.String(), nil
 }
 
 type repoGitError struct {

@@ -1,10 +1,8 @@
 package contracttests
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -272,19 +270,6 @@ func (g repoGit) bareRaw(path string, args ...string) string {
 		g.t.Fatal(err)
 	}
 	return out
-}
-
-// tryRaw is try without trimming stdout.
-func (g repoGit) tryRaw(dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(g.t.Context(), "git", args...)
-	cmd.Dir = dir
-	cmd.Env = g.env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), &repoGitError{args: args, err: err, stderr: stderr.String()}
-	}
-	return stdout.String(), nil
 }
 
 // sameSig reports whether two signatures are equal, dates as instants.

@@ -58,10 +58,7 @@ type storeCase struct {
 // parallel (t.Parallel), so newStores is called from several goroutines at
 // once and the stores of one subtest must not share data with another's.
 func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s Stores)
-	}{
+	tests := []storeCase{
 		{"UserCreateGet", storeUserCreateGet},
 		{"UserCreateDefaults", storeUserCreateDefaults},
 		{"UserTimesUTC", storeUserTimesUTC},
@@ -201,12 +198,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
 	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases()} {
-		for _, c := range more {
-			tests = append(tests, struct {
-				name string
-				fn   func(t *testing.T, s Stores)
-			}{c.name, c.fn})
-		}
+		tests = append(tests, more...)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

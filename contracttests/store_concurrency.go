@@ -16,19 +16,16 @@ import (
 const storeWorkers = 20
 
 // storeRace runs fn(i) for i in [0, storeWorkers) at once and returns the errors.
-func storeRace(fn func(i int) error) []error {
-	errs := make([]error, storeWorkers)
-	var start, wg sync.WaitGroup
-	start.Add(1)
-	for i := range storeWorkers {
-		wg.Go(func() {
-			start.Wait()
-			errs[i] = fn(i)
-		})
+func storeRace(fn func(i int) error) []error { return storeRaceN(storeWorkers, fn) }
+
+// storeNoErrors fails for every racer that failed.
+func storeNoErrors(t *testing.T, errs []error) {
+	t.Helper()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("worker %d: %v", i, err)
+		}
 	}
-	start.Done()
-	wg.Wait()
-	return errs
 }
 
 func storeConcurrentCreateUsers(t *testing.T, s Stores) {
@@ -63,11 +60,7 @@ func storeConcurrentUpdate(t *testing.T, s Stores) {
 		})
 		return err
 	})
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", i, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	got, err := s.Users.Get(t.Context(), u.ID)
 	if err != nil {
 		t.Fatalf("Get: %v", err)
@@ -149,11 +142,7 @@ func storeConcurrentTransactions(t *testing.T, s Stores) {
 			return err
 		})
 	})
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", i, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	got, err := s.Users.Get(t.Context(), counter.ID)
 	if err != nil {
 		t.Fatalf("Get: %v", err)
@@ -302,11 +291,7 @@ func storeConcurrentProjectWrites(t *testing.T, s Stores) {
 		}
 		return s.Projects.AddForks(ctx, p.ID, 1)
 	})
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", i, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	got, err := s.Projects.Get(ctx, p.ID)
 	if err != nil {
 		t.Fatalf("Get: %v", err)
@@ -329,11 +314,7 @@ func storeConcurrentMemberAndNamespaceUpdates(t *testing.T, s Stores) {
 		_, err := s.Namespaces.Update(ctx, g.ID, func(n *domain.Namespace) error { n.Description += "x"; return nil })
 		return err
 	})
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", i, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	m, err := s.Members.Get(ctx, domain.MemberOfGroup, g.ID, alice.ID)
 	if err != nil || m.CreatedBy != storeWorkers/2 {
 		t.Errorf("member: %+v, %v; want CreatedBy %d", m, err, storeWorkers/2)
@@ -392,11 +373,7 @@ func storeConcurrentRenameAndCreate(t *testing.T, s Stores) {
 		}
 		return s.Namespaces.Create(ctx, &domain.Namespace{Kind: domain.NamespaceGroup, Name: fmt.Sprint("C", i), Path: fmt.Sprint("c", i), ParentID: &sub.ID, Visibility: domain.Private})
 	})
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", i, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	ids, err := s.Namespaces.Descendants(ctx, []int64{top.ID})
 	if err != nil || len(ids) != 1+storeWorkers/2 {
 		t.Fatalf("Descendants = %v, %v", ids, err)

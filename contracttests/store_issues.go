@@ -69,11 +69,7 @@ func storeIssueIDList(is []domain.Issue) []int64 {
 
 // storeIssueIIDsOf lists the IIDs of issues.
 func storeIssueIIDsOf(is ...*domain.Issue) []int64 {
-	out := []int64{}
-	for _, i := range is {
-		out = append(out, i.IID)
-	}
-	return out
+	return storeIDs(is, func(i *domain.Issue) int64 { return i.IID })
 }
 
 // storeNoteOn adds a note to a noteable.
@@ -558,42 +554,15 @@ func storeIssueListConfidential(t *testing.T, s Stores) {
 }
 
 func storeIssueListOrderPages(t *testing.T, s Stores) {
-	ctx := t.Context()
 	alice := storeUser(t, s, "alice")
 	p := storeRepoProject(t, s, "p")
-	created := []int{2, 0, 3, 0, 1}
-	updated := []int{0, 4, 1, 3, 2}
-	is := make([]int64, len(created))
-	for n := range created {
-		is[n] = storeIssue(t, s, p, alice.ID, fmt.Sprint("i", n), func(i *domain.Issue) {
-			i.CreatedAt = storeT0.Add(time.Duration(created[n]) * time.Minute)
-			i.UpdatedAt = storeT0.Add(time.Duration(updated[n]) * time.Hour)
-		}).IID
-	}
-	pick := func(ns ...int) []int64 {
-		out := []int64{}
-		for _, n := range ns {
-			out = append(out, is[n])
-		}
-		return out
-	}
-	list := func(what string, f domain.IssueFilter, want []int64, total int) {
-		t.Helper()
-		f.ProjectID = p.ID
-		got, n, err := s.Issues.List(ctx, f)
-		storeWantList(t, what, storeIssueIIDList(got), n, err, want, total)
-	}
-	list("created desc (default)", domain.IssueFilter{}, pick(2, 0, 4, 3, 1), 5)
-	list("created asc, ties by ID", domain.IssueFilter{OrderBy: "created_at", Ascending: true}, pick(1, 3, 4, 0, 2), 5)
-	list("updated desc", domain.IssueFilter{OrderBy: "updated_at"}, pick(1, 3, 4, 2, 0), 5)
-	list("updated asc", domain.IssueFilter{OrderBy: "updated_at", Ascending: true}, pick(0, 2, 4, 3, 1), 5)
-	list("page 1", domain.IssueFilter{Page: domain.Page{Page: 1, PerPage: 2}}, pick(2, 0), 5)
-	list("page 2", domain.IssueFilter{Page: domain.Page{Page: 2, PerPage: 2}}, pick(4, 3), 5)
-	list("page 3", domain.IssueFilter{Page: domain.Page{Page: 3, PerPage: 2}}, pick(1), 5)
-	list("past the end", domain.IssueFilter{Page: domain.Page{Page: 4, PerPage: 2}}, nil, 5)
-	list("filtered page", domain.IssueFilter{CreatedBefore: storePtr(storeT0.Add(time.Minute)), Page: domain.Page{Page: 1, PerPage: 2}}, pick(4, 3), 3)
-	_, _, err := s.Issues.List(ctx, domain.IssueFilter{ProjectID: p.ID, OrderBy: "title"})
-	storeWantKind(t, err, core.ErrInvalid, "unknown order")
+	storeCheckListOrderPages(t, func(n int, created, updated time.Time) int64 {
+		return storeIssue(t, s, p, alice.ID, fmt.Sprint("i", n), func(i *domain.Issue) { i.CreatedAt, i.UpdatedAt = created, updated }).IID
+	}, func(q storeListQuery) ([]int64, int, error) {
+		got, n, err := s.Issues.List(t.Context(), domain.IssueFilter{ProjectID: p.ID, OrderBy: q.OrderBy, Ascending: q.Ascending,
+			Page: q.Page, CreatedBefore: q.CreatedBefore})
+		return storeIssueIIDList(got), n, err
+	})
 }
 
 // storeIssueNotesAndVotes: every read counts the user notes and the
@@ -763,11 +732,7 @@ func storeConcurrentIssueIIDs(t *testing.T, s Stores) {
 		}
 		return nil
 	})
-	for w, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", w, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	want := make([]int64, storeWorkers*each)
 	for n := range want {
 		want[n] = int64(n + 1)
@@ -783,26 +748,16 @@ func storeConcurrentIssueUpdates(t *testing.T, s Stores) {
 	alice := storeUser(t, s, "alice")
 	p := storeRepoProject(t, s, "p")
 	i := storeIssue(t, s, p, alice.ID, "i", nil)
-	errs := storeRace(func(w int) error {
-		_, err := s.Issues.Update(t.Context(), p.ID, i.IID, func(i *domain.Issue) error {
-			i.Labels = append(i.Labels, fmt.Sprintf("l%02d", w))
-			i.Description += "x"
-			return nil
-		})
+	storeCheckConcurrentUpdates(t, func(edit func(labels *[]string, description *string)) error {
+		_, err := s.Issues.Update(t.Context(), p.ID, i.IID, func(i *domain.Issue) error { edit(&i.Labels, &i.Description); return nil })
 		return err
-	})
-	for w, err := range errs {
+	}, func() ([]string, string, error) {
+		got, err := s.Issues.Get(t.Context(), p.ID, i.IID)
 		if err != nil {
-			t.Errorf("worker %d: %v", w, err)
+			return nil, "", err
 		}
-	}
-	got, err := s.Issues.Get(t.Context(), p.ID, i.IID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Description) != storeWorkers || len(got.Labels) != storeWorkers {
-		t.Errorf("description %q and %d labels after %d concurrent updates: lost updates", got.Description, len(got.Labels), storeWorkers)
-	}
+		return got.Labels, got.Description, nil
+	})
 }
 
 // storeMilestone creates an active milestone of p titled title; mod, when
@@ -821,6 +776,11 @@ func storeMilestone(t *testing.T, s Stores, p *domain.Project, title string, mod
 
 func storeMilestoneIDList(ms []domain.Milestone) []int64 {
 	return storeIDs(ms, func(m domain.Milestone) int64 { return m.ID })
+}
+
+// storeMilestoneIDsOf lists the IDs of milestones.
+func storeMilestoneIDsOf(ms ...*domain.Milestone) []int64 {
+	return storeIDs(ms, func(m *domain.Milestone) int64 { return m.ID })
 }
 
 func storeMilestoneCreateGet(t *testing.T, s Stores) {
@@ -988,13 +948,7 @@ func storeMilestoneList(t *testing.T, s Stores) {
 	m4 := storeMilestone(t, s, p, "100% done", func(m *domain.Milestone) { m.DueDate, m.State = storePtr(storeDay(2024, 5, 1)), domain.MilestoneClosed })
 	m5 := storeMilestone(t, s, p, "Later_on", func(m *domain.Milestone) { m.State = domain.MilestoneClosed })
 	storeMilestone(t, s, other, "Release 1", nil)
-	ids := func(ms ...*domain.Milestone) []int64 {
-		out := []int64{}
-		for _, m := range ms {
-			out = append(out, m.ID)
-		}
-		return out
-	}
+	ids := storeMilestoneIDsOf
 	for _, c := range []struct {
 		what  string
 		f     domain.MilestoneFilter
@@ -1121,11 +1075,7 @@ func storeLabelEnsure(t *testing.T, s Stores) {
 	errs := storeRace(func(w int) error {
 		return s.Labels.Ensure(t.Context(), p.ID, []string{names[w%4], names[(w+1)%4], names[(w+2)%4]}, "#428BCA")
 	})
-	for w, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", w, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	list, err = s.Labels.List(ctx, p.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,22 @@ func storeEmailIDs(es []domain.Email) []int64 {
 	return storeIDs(es, func(e domain.Email) int64 { return e.ID })
 }
 
+// storeCheckDelete checks Delete of one of owner's things (keys, emails):
+// another user's Delete is a 404 that leaves it, the owner's removes it,
+// and a second Delete is a 404.
+func storeCheckDelete(t *testing.T, what string, owner, other, id int64, del func(userID, id int64) error, get func(id int64) error) {
+	t.Helper()
+	storeWantKind(t, del(other, id), core.ErrNotFound, "Delete another user's "+what)
+	if err := get(id); err != nil {
+		t.Fatalf("the %s went with the refused Delete: %v", what, err)
+	}
+	if err := del(owner, id); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	storeWantKind(t, get(id), core.ErrNotFound, "Get a deleted "+what)
+	storeWantKind(t, del(owner, id), core.ErrNotFound, "Delete twice")
+}
+
 func storeKeyCreateGetList(t *testing.T, s Stores) {
 	ctx := t.Context()
 	alice, bob := storeUser(t, s, "alice"), storeUser(t, s, "bob")
@@ -66,18 +82,8 @@ func storeKeyDelete(t *testing.T, s Stores) {
 	ctx := t.Context()
 	alice, bob := storeUser(t, s, "alice"), storeUser(t, s, "bob")
 	k := storeKey(t, s, alice.ID, "SHA256:k")
-	err := s.Keys.Delete(ctx, bob.ID, k.ID)
-	storeWantKind(t, err, core.ErrNotFound, "Delete another user's key")
-	if _, err := s.Keys.Get(ctx, k.ID); err != nil {
-		t.Fatalf("the key went with the refused Delete: %v", err)
-	}
-	if err := s.Keys.Delete(ctx, alice.ID, k.ID); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
-	_, err = s.Keys.Get(ctx, k.ID)
-	storeWantKind(t, err, core.ErrNotFound, "Get a deleted key")
-	err = s.Keys.Delete(ctx, alice.ID, k.ID)
-	storeWantKind(t, err, core.ErrNotFound, "Delete twice")
+	storeCheckDelete(t, "key", alice.ID, bob.ID, k.ID, func(userID, id int64) error { return s.Keys.Delete(ctx, userID, id) },
+		func(id int64) error { _, err := s.Keys.Get(ctx, id); return err })
 	storeKey(t, s, bob.ID, "SHA256:k") // the fingerprint is free again
 }
 
@@ -139,15 +145,8 @@ func storeEmailDelete(t *testing.T, s Stores) {
 	ctx := t.Context()
 	alice, bob := storeUser(t, s, "alice"), storeUser(t, s, "bob")
 	e := storeEmail(t, s, alice.ID, "second@example.com")
-	err := s.Emails.Delete(ctx, bob.ID, e.ID)
-	storeWantKind(t, err, core.ErrNotFound, "Delete another user's email")
-	if err := s.Emails.Delete(ctx, alice.ID, e.ID); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
-	_, err = s.Emails.Get(ctx, e.ID)
-	storeWantKind(t, err, core.ErrNotFound, "Get a deleted email")
-	err = s.Emails.Delete(ctx, alice.ID, e.ID)
-	storeWantKind(t, err, core.ErrNotFound, "Delete twice")
+	storeCheckDelete(t, "email", alice.ID, bob.ID, e.ID, func(userID, id int64) error { return s.Emails.Delete(ctx, userID, id) },
+		func(id int64) error { _, err := s.Emails.Get(ctx, id); return err })
 	storeEmail(t, s, bob.ID, "second@example.com") // the address is free again
 	if got, err := s.Users.Get(ctx, alice.ID); err != nil || got.Email != "alice@example.com" {
 		t.Errorf("the primary address changed: %v, %v", got, err)

@@ -42,6 +42,11 @@ func storeMRIDs(ms []domain.MergeRequest) []int64 {
 	return storeIDs(ms, func(m domain.MergeRequest) int64 { return m.ID })
 }
 
+// storeMRIIDsOf lists the IIDs of merge requests.
+func storeMRIIDsOf(ms ...*domain.MergeRequest) []int64 {
+	return storeIDs(ms, func(m *domain.MergeRequest) int64 { return m.IID })
+}
+
 // storeWantUTC fails unless every time of m is in UTC.
 func storeWantUTC(t *testing.T, what string, m *domain.MergeRequest) {
 	t.Helper()
@@ -410,13 +415,7 @@ func storeMergeRequestListFilters(t *testing.T, s Stores) {
 	storeMR(t, s, other, alice.ID, "f1", func(m *domain.MergeRequest) {
 		m.AssigneeID, m.MilestoneID, m.Labels = &bob.ID, storePtr(int64(1)), []string{"ui", "bug"}
 	})
-	iids := func(ms ...*domain.MergeRequest) []int64 {
-		out := []int64{}
-		for _, m := range ms {
-			out = append(out, m.IID)
-		}
-		return out
-	}
+	iids := storeMRIIDsOf
 	for _, c := range []struct {
 		what string
 		f    domain.MergeRequestFilter
@@ -499,42 +498,15 @@ func storeMergeRequestListReadable(t *testing.T, s Stores) {
 }
 
 func storeMergeRequestListOrderPages(t *testing.T, s Stores) {
-	ctx := t.Context()
 	alice := storeUser(t, s, "alice")
 	p := storeRepoProject(t, s, "p")
-	created := []int{2, 0, 3, 0, 1}
-	updated := []int{0, 4, 1, 3, 2}
-	ms := make([]int64, len(created))
-	for i := range created {
-		ms[i] = storeMR(t, s, p, alice.ID, fmt.Sprint("b", i), func(m *domain.MergeRequest) {
-			m.CreatedAt = storeT0.Add(time.Duration(created[i]) * time.Minute)
-			m.UpdatedAt = storeT0.Add(time.Duration(updated[i]) * time.Hour)
-		}).IID
-	}
-	pick := func(is ...int) []int64 {
-		out := []int64{}
-		for _, i := range is {
-			out = append(out, ms[i])
-		}
-		return out
-	}
-	list := func(what string, f domain.MergeRequestFilter, want []int64, total int) {
-		t.Helper()
-		f.ProjectID = p.ID
-		got, n, err := s.MergeRequests.List(ctx, f)
-		storeWantList(t, what, storeMRIIDs(got), n, err, want, total)
-	}
-	list("created desc (default)", domain.MergeRequestFilter{}, pick(2, 0, 4, 3, 1), 5)
-	list("created asc, ties by ID", domain.MergeRequestFilter{OrderBy: "created_at", Ascending: true}, pick(1, 3, 4, 0, 2), 5)
-	list("updated desc", domain.MergeRequestFilter{OrderBy: "updated_at"}, pick(1, 3, 4, 2, 0), 5)
-	list("updated asc", domain.MergeRequestFilter{OrderBy: "updated_at", Ascending: true}, pick(0, 2, 4, 3, 1), 5)
-	list("page 1", domain.MergeRequestFilter{Page: domain.Page{Page: 1, PerPage: 2}}, pick(2, 0), 5)
-	list("page 2", domain.MergeRequestFilter{Page: domain.Page{Page: 2, PerPage: 2}}, pick(4, 3), 5)
-	list("page 3", domain.MergeRequestFilter{Page: domain.Page{Page: 3, PerPage: 2}}, pick(1), 5)
-	list("past the end", domain.MergeRequestFilter{Page: domain.Page{Page: 4, PerPage: 2}}, nil, 5)
-	list("filtered page", domain.MergeRequestFilter{CreatedBefore: storePtr(storeT0.Add(time.Minute)), Page: domain.Page{Page: 1, PerPage: 2}}, pick(4, 3), 3)
-	_, _, err := s.MergeRequests.List(ctx, domain.MergeRequestFilter{ProjectID: p.ID, OrderBy: "title"})
-	storeWantKind(t, err, core.ErrInvalid, "unknown order")
+	storeCheckListOrderPages(t, func(n int, created, updated time.Time) int64 {
+		return storeMR(t, s, p, alice.ID, fmt.Sprint("b", n), func(m *domain.MergeRequest) { m.CreatedAt, m.UpdatedAt = created, updated }).IID
+	}, func(q storeListQuery) ([]int64, int, error) {
+		got, n, err := s.MergeRequests.List(t.Context(), domain.MergeRequestFilter{ProjectID: p.ID, OrderBy: q.OrderBy,
+			Ascending: q.Ascending, Page: q.Page, CreatedBefore: q.CreatedBefore})
+		return storeMRIIDs(got), n, err
+	})
 }
 
 func storeMergeRequestUserNotesCount(t *testing.T, s Stores) {
@@ -687,11 +659,7 @@ func storeConcurrentMergeRequestIIDs(t *testing.T, s Stores) {
 		iids[i] = m.IID
 		return err
 	})
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("worker %d: %v", i, err)
-		}
-	}
+	storeNoErrors(t, errs)
 	want := make([]int64, storeWorkers)
 	for i := range want {
 		want[i] = int64(i + 1)
@@ -707,24 +675,14 @@ func storeConcurrentMergeRequestUpdates(t *testing.T, s Stores) {
 	alice := storeUser(t, s, "alice")
 	p := storeRepoProject(t, s, "p")
 	m := storeMR(t, s, p, alice.ID, "f", nil)
-	errs := storeRace(func(i int) error {
-		_, err := s.MergeRequests.Update(t.Context(), p.ID, m.IID, func(m *domain.MergeRequest) error {
-			m.Description += "x"
-			m.Labels = append(m.Labels, fmt.Sprintf("l%02d", i))
-			return nil
-		})
+	storeCheckConcurrentUpdates(t, func(edit func(labels *[]string, description *string)) error {
+		_, err := s.MergeRequests.Update(t.Context(), p.ID, m.IID, func(m *domain.MergeRequest) error { edit(&m.Labels, &m.Description); return nil })
 		return err
-	})
-	for i, err := range errs {
+	}, func() ([]string, string, error) {
+		got, err := s.MergeRequests.Get(t.Context(), p.ID, m.IID)
 		if err != nil {
-			t.Errorf("worker %d: %v", i, err)
+			return nil, "", err
 		}
-	}
-	got, err := s.MergeRequests.Get(t.Context(), p.ID, m.IID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Description) != storeWorkers || len(got.Labels) != storeWorkers {
-		t.Errorf("description of %d bytes and %d labels after %d concurrent updates: lost updates", len(got.Description), len(got.Labels), storeWorkers)
-	}
+		return got.Labels, got.Description, nil
+	})
 }

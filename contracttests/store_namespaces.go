@@ -46,6 +46,11 @@ func storeNamespaceIDs(ns []domain.Namespace) []int64 {
 	return storeIDs(ns, func(n domain.Namespace) int64 { return n.ID })
 }
 
+// storeNamespaceIDsOf lists the IDs of namespaces.
+func storeNamespaceIDsOf(ns ...*domain.Namespace) []int64 {
+	return storeIDs(ns, func(n *domain.Namespace) int64 { return n.ID })
+}
+
 // storeSorted returns ids sorted (for answers in any order).
 func storeSorted(ids []int64) []int64 {
 	out := slices.Clone(ids)
@@ -510,13 +515,7 @@ func storeNamespaceListGroups(t *testing.T, s Stores) {
 	priv := mk("Charlie", "xx-priv", nil, domain.Private)
 	child := mk("Delta", "ww-child", pub, domain.Public)
 	secret := mk("Echo secret", "vv-secret", priv, domain.Private)
-	ids := func(ns ...*domain.Namespace) []int64 {
-		out := []int64{}
-		for _, n := range ns {
-			out = append(out, n.ID)
-		}
-		return out
-	}
+	ids := storeNamespaceIDsOf
 	cases := []struct {
 		name  string
 		f     domain.GroupFilter

@@ -35,6 +35,11 @@ func storeProjectIDs(ps []domain.Project) []int64 {
 	return storeIDs(ps, func(p domain.Project) int64 { return p.ID })
 }
 
+// storeProjectIDsOf lists the IDs of projects.
+func storeProjectIDsOf(ps ...*domain.Project) []int64 {
+	return storeIDs(ps, func(p *domain.Project) int64 { return p.ID })
+}
+
 func storeProjectCreateGet(t *testing.T, s Stores) {
 	ctx := t.Context()
 	alice := storeUser(t, s, "alice")
@@ -349,13 +354,7 @@ func storeListProjects(t *testing.T, s Stores) storeListFixture {
 
 func storeProjectListReadable(t *testing.T, s Stores) {
 	f := storeListProjects(t, s)
-	ids := func(ps ...*domain.Project) []int64 {
-		out := []int64{}
-		for _, p := range ps {
-			out = append(out, p.ID)
-		}
-		return out
-	}
+	ids := storeProjectIDsOf
 	cases := []struct {
 		name  string
 		scope domain.ReadScope
@@ -407,13 +406,7 @@ func storeProjectListFilters(t *testing.T, s Stores) {
 	if _, err := s.Projects.Star(ctx, f.alice.ID, f.mine.ID); err != nil {
 		t.Fatalf("Star: %v", err)
 	}
-	ids := func(ps ...*domain.Project) []int64 {
-		out := []int64{}
-		for _, p := range ps {
-			out = append(out, p.ID)
-		}
-		return out
-	}
+	ids := storeProjectIDsOf
 	all := domain.ReadScope{All: true}
 	cases := []struct {
 		name string
@@ -449,13 +442,7 @@ func storeProjectListFilters(t *testing.T, s Stores) {
 func storeProjectListOrder(t *testing.T, s Stores) {
 	ctx := t.Context()
 	f := storeListProjects(t, s)
-	ids := func(ps ...*domain.Project) []int64 {
-		out := []int64{}
-		for _, p := range ps {
-			out = append(out, p.ID)
-		}
-		return out
-	}
+	ids := storeProjectIDsOf
 	all := domain.ReadScope{All: true}
 	cases := []struct {
 		order domain.ProjectOrder

@@ -13,6 +13,15 @@ import (
 
 var errStoreRollback = errors.New("roll back, please")
 
+// storeWantUser fails with why unless username exists as seen from ctx
+// exactly when want.
+func storeWantUser(t *testing.T, ctx context.Context, s Stores, username string, want bool, why string) {
+	t.Helper()
+	if storeHasUser(t, ctx, s, username) != want {
+		t.Error(why)
+	}
+}
+
 // storeHasUser reports whether username exists as seen from ctx.
 func storeHasUser(t *testing.T, ctx context.Context, s Stores, username string) bool {
 	t.Helper()
@@ -113,9 +122,7 @@ func storeTxRollbackSpansStores(t *testing.T, s Stores) {
 		t.Fatalf("WithinTx = %v, want fn's error as is", err)
 	}
 	ctx := t.Context()
-	if storeHasUser(t, ctx, s, "alice") {
-		t.Error("user survived the rollback")
-	}
+	storeWantUser(t, ctx, s, "alice", false, "user survived the rollback")
 	_, err = s.Users.Get(ctx, userID)
 	storeWantKind(t, err, core.ErrNotFound, "Get rolled-back user")
 	_, err = s.Keys.Get(ctx, keyID)
@@ -137,20 +144,14 @@ func storeTxIsolation(t *testing.T, s Stores) {
 	outside := t.Context()
 	err := s.Tx.WithinTx(outside, func(ctx context.Context) error {
 		storeUserIn(t, ctx, s, "alice")
-		if !storeHasUser(t, ctx, s, "alice") {
-			t.Error("the transaction does not see its own write")
-		}
-		if storeHasUser(t, outside, s, "alice") {
-			t.Error("an uncommitted write is visible outside the transaction")
-		}
+		storeWantUser(t, ctx, s, "alice", true, "the transaction does not see its own write")
+		storeWantUser(t, outside, s, "alice", false, "an uncommitted write is visible outside the transaction")
 		return nil
 	})
 	if err != nil {
 		t.Fatalf("WithinTx: %v", err)
 	}
-	if !storeHasUser(t, outside, s, "alice") {
-		t.Error("the committed write is not visible")
-	}
+	storeWantUser(t, outside, s, "alice", true, "the committed write is not visible")
 }
 
 // storeUserIn creates a user through ctx (which may carry a transaction).
@@ -175,9 +176,7 @@ func storeTxPanicRollsBack(t *testing.T, s Stores) {
 			panic("boom")
 		})
 	}()
-	if storeHasUser(t, t.Context(), s, "alice") {
-		t.Error("user survived the panic")
-	}
+	storeWantUser(t, t.Context(), s, "alice", false, "user survived the panic")
 	// The transaction was released: a writer gets through at once.
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
@@ -193,21 +192,15 @@ func storeTxNestedJoins(t *testing.T, s Stores) {
 	err := s.Tx.WithinTx(outside, func(ctx context.Context) error {
 		storeUserIn(t, ctx, s, "alice")
 		err := s.Tx.WithinTx(ctx, func(ctx context.Context) error {
-			if !storeHasUser(t, ctx, s, "alice") {
-				t.Error("the nested transaction does not see the outer one's write")
-			}
+			storeWantUser(t, ctx, s, "alice", true, "the nested transaction does not see the outer one's write")
 			storeUserIn(t, ctx, s, "bob")
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if !storeHasUser(t, ctx, s, "bob") {
-			t.Error("the outer transaction does not see the nested one's write")
-		}
-		if storeHasUser(t, outside, s, "bob") {
-			t.Error("the nested transaction committed on its own")
-		}
+		storeWantUser(t, ctx, s, "bob", true, "the outer transaction does not see the nested one's write")
+		storeWantUser(t, outside, s, "bob", false, "the nested transaction committed on its own")
 		return errStoreRollback
 	})
 	if err != errStoreRollback {
@@ -228,9 +221,7 @@ func storeTxNestedErrorUndoesNested(t *testing.T, s Stores) {
 		if err != errStoreRollback {
 			t.Errorf("nested WithinTx = %v, want fn's error as is", err)
 		}
-		if storeHasUser(t, ctx, s, "bob") {
-			t.Error("the failed nested work is still visible")
-		}
+		storeWantUser(t, ctx, s, "bob", false, "the failed nested work is still visible")
 		storeUserIn(t, ctx, s, "carol")
 		return nil
 	})
@@ -241,9 +232,7 @@ func storeTxNestedErrorUndoesNested(t *testing.T, s Stores) {
 	if !storeHasUser(t, ctx, s, "alice") || !storeHasUser(t, ctx, s, "carol") {
 		t.Error("the outer work was lost")
 	}
-	if storeHasUser(t, ctx, s, "bob") {
-		t.Error("the failed nested work was committed")
-	}
+	storeWantUser(t, ctx, s, "bob", false, "the failed nested work was committed")
 }
 
 func storeTxConflictLeavesTxUsable(t *testing.T, s Stores) {
@@ -295,9 +284,7 @@ func storeTxAfterCommitOrder(t *testing.T, s Stores) {
 		s.Tx.AfterCommit(ctx, func(ctx context.Context) {
 			// Committed data is visible, and ctx carries no transaction:
 			// AfterCommit runs at once.
-			if !storeHasUser(t, ctx, s, "alice") {
-				t.Error("AfterCommit ran before the data was visible")
-			}
+			storeWantUser(t, ctx, s, "alice", true, "AfterCommit ran before the data was visible")
 			if ctx.Err() != nil {
 				t.Errorf("AfterCommit got a done context: %v", ctx.Err())
 			}

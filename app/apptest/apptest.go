@@ -10,12 +10,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,6 +27,7 @@ import (
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres/pgtest/migrated"
 	"github.com/hearth-forge/hearth/app"
+	"github.com/hearth-forge/hearth/contracttests"
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
@@ -192,52 +190,15 @@ func (s *Server) Logs() string { return s.logs.String() }
 // API is the server's /api/v4 base URL.
 func (s *Server) API() string { return s.URL + "/api/v4" }
 
-// Do sends a request to path (relative to /api/v4 unless it starts with
-// "/-/" or "http") with token as PRIVATE-TOKEN (none when empty). A body
-// that is url.Values is sent as a form; anything else non-nil as JSON.
+// Do sends a request as contracttests.SendAPI does: path relative to
+// /api/v4 unless it starts with "/-/" or "http", token as PRIVATE-TOKEN
+// (none when empty), a url.Values body as a form, []byte as raw JSON,
+// anything else non-nil as JSON.
 func (s *Server) Do(t testing.TB, method, path, token string, body any) (*http.Response, []byte) {
 	t.Helper()
-	target := path
-	switch {
-	case strings.HasPrefix(path, "http"):
-	case strings.HasPrefix(path, "/-/"):
-		target = s.URL + path
-	default:
-		target = s.API() + path
-	}
-	var rd io.Reader
-	ctype := ""
-	switch b := body.(type) {
-	case nil:
-	case url.Values:
-		rd, ctype = strings.NewReader(b.Encode()), "application/x-www-form-urlencoded"
-	case []byte:
-		rd, ctype = bytes.NewReader(b), "application/json"
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			t.Fatalf("encode body: %v", err)
-		}
-		rd, ctype = bytes.NewReader(raw), "application/json"
-	}
-	req, err := http.NewRequest(method, target, rd)
+	resp, data, err := contracttests.SendAPI(s.URL, method, path, token, body)
 	if err != nil {
-		t.Fatalf("request: %v", err)
-	}
-	if ctype != "" {
-		req.Header.Set("Content-Type", ctype)
-	}
-	if token != "" {
-		req.Header.Set("PRIVATE-TOKEN", token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("read body: %v", err)
+		t.Fatal(err)
 	}
 	return resp, data
 }

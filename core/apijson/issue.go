@@ -2,13 +2,11 @@ package apijson
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/issuable"
-	"github.com/hearth-forge/hearth/core/ports"
 )
 
 // Issue is GitLab 9.x's issue entity.
@@ -36,17 +34,9 @@ type Issue struct {
 	Subscribed     bool         `json:"subscribed"`
 }
 
-// IssuePresenter renders issues with what they embed (users, milestones,
-// the caller's subscriptions, project URLs) in a constant number of
-// queries per list, like MergeRequestPresenter.
-type IssuePresenter struct {
-	Users         ports.UserStore
-	Projects      ports.ProjectStore
-	Presenter     *ProjectPresenter
-	Subscriptions ports.SubscriptionStore
-	// Milestones may be nil: issues then show no milestone.
-	Milestones ports.MilestoneReader
-}
+// IssuePresenter renders issues with what they embed in a constant number
+// of queries per list, like MergeRequestPresenter.
+type IssuePresenter struct{ Embeds }
 
 // IssueURL links to an issue under its project's web URL.
 func IssueURL(projectWebURL string, iid int64) string {
@@ -60,75 +50,20 @@ func IssueSubscribed(explicit map[int64]bool, is *domain.Issue, userID int64) bo
 
 // Render renders a list of issues for caller.
 func (p *IssuePresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.Issue) ([]Issue, error) {
-	out := make([]Issue, 0, len(list))
-	if len(list) == 0 {
-		return out, nil
-	}
-	var userIDs, projectIDs, milestoneIDs, ids []int64
+	refs := make([]embedRef, 0, len(list))
 	for _, is := range list {
-		ids = append(ids, is.ID)
-		projectIDs = append(projectIDs, is.ProjectID)
-		userIDs = append(userIDs, is.AuthorID)
-		if is.AssigneeID != nil {
-			userIDs = append(userIDs, *is.AssigneeID)
-		}
-		if is.MilestoneID != nil {
-			milestoneIDs = append(milestoneIDs, *is.MilestoneID)
-		}
+		refs = append(refs, embedRef{id: is.ID, projectID: is.ProjectID, authorID: is.AuthorID,
+			assigneeID: is.AssigneeID, milestoneID: is.MilestoneID})
 	}
-	projects, err := p.Projects.GetMany(ctx, projectIDs)
+	em, err := p.load(ctx, caller, domain.TargetIssue, "issues", refs, false)
 	if err != nil {
-		return nil, fmt.Errorf("load projects of issues: %w", err)
+		return nil, err
 	}
-	basics, err := p.Presenter.Basics(ctx, projects)
-	if err != nil {
-		return nil, fmt.Errorf("render projects of issues: %w", err)
-	}
-	users, err := p.Users.GetMany(ctx, userIDs)
-	if err != nil {
-		return nil, fmt.Errorf("load users of issues: %w", err)
-	}
-	byID := make(map[int64]*domain.User, len(users))
-	for i := range users {
-		byID[users[i].ID] = &users[i]
-	}
-	milestones := map[int64]*domain.Milestone{}
-	if p.Milestones != nil && len(milestoneIDs) > 0 {
-		ms, err := p.Milestones.GetMany(ctx, milestoneIDs)
-		if err != nil {
-			return nil, fmt.Errorf("load milestones of issues: %w", err)
-		}
-		for i := range ms {
-			milestones[ms[i].ID] = &ms[i]
-		}
-	}
-	explicit := map[int64]bool{}
-	uid := caller.UserID()
-	if uid != 0 {
-		if explicit, err = p.Subscriptions.OfUser(ctx, uid, domain.TargetIssue, ids); err != nil {
-			return nil, fmt.Errorf("load subscriptions: %w", err)
-		}
-	}
-	base := p.Presenter.BaseURL
-	user := func(id *int64) *UserBasic {
-		if id == nil || byID[*id] == nil {
-			return nil
-		}
-		b := UserBasicOf(base, byID[*id])
-		return &b
-	}
+	out := make([]Issue, 0, len(list))
 	for i := range list {
 		is := &list[i]
-		labels := is.Labels
-		if labels == nil {
-			labels = []string{}
-		}
-		var milestone *Milestone
-		if is.MilestoneID != nil {
-			milestone = MilestoneOf(milestones[*is.MilestoneID])
-		}
 		author := is.AuthorID
-		assignee := user(is.AssigneeID)
+		assignee := em.user(is.AssigneeID)
 		assignees := []*UserBasic{}
 		if assignee != nil {
 			assignees = append(assignees, assignee)
@@ -136,12 +71,12 @@ func (p *IssuePresenter) Render(ctx context.Context, caller *domain.Caller, list
 		out = append(out, Issue{
 			ID: is.ID, IID: is.IID, ProjectID: is.ProjectID, Title: is.Title, Description: is.Description,
 			State: is.State, CreatedAt: httpx.TimeOf(is.CreatedAt), UpdatedAt: httpx.TimeOf(is.UpdatedAt),
-			ClosedAt: httpx.TimePtr(is.ClosedAt), Labels: labels, Milestone: milestone,
-			Assignees: assignees, Assignee: assignee, Author: user(&author),
+			ClosedAt: httpx.TimePtr(is.ClosedAt), Labels: labels(is.Labels), Milestone: em.milestone(is.MilestoneID),
+			Assignees: assignees, Assignee: assignee, Author: em.user(&author),
 			UserNotesCount: is.UserNotesCount, Upvotes: is.Upvotes, Downvotes: is.Downvotes,
 			DueDate: httpx.DatePtr(is.DueDate), Confidential: is.Confidential,
-			WebURL:     IssueURL(basics[is.ProjectID].WebURL, is.IID),
-			Subscribed: IssueSubscribed(explicit, is, uid),
+			WebURL:     IssueURL(em.webURL(is.ProjectID), is.IID),
+			Subscribed: IssueSubscribed(em.explicit, is, em.uid),
 		})
 	}
 	return out, nil
@@ -149,9 +84,5 @@ func (p *IssuePresenter) Render(ctx context.Context, caller *domain.Caller, list
 
 // One renders a single issue.
 func (p *IssuePresenter) One(ctx context.Context, caller *domain.Caller, is *domain.Issue) (*Issue, error) {
-	out, err := p.Render(ctx, caller, []domain.Issue{*is})
-	if err != nil {
-		return nil, err
-	}
-	return &out[0], nil
+	return one(ctx, caller, is, p.Render)
 }

@@ -82,81 +82,18 @@ type MergeRequestSimple struct {
 	WebURL      string     `json:"web_url"`
 }
 
-// MergeRequestPresenter renders merge requests with what they embed
-// (users, milestones, the caller's subscription, project URLs) in a
+// MergeRequestPresenter renders merge requests with what they embed in a
 // constant number of queries per list.
-type MergeRequestPresenter struct {
-	Users         ports.UserStore
-	Projects      ports.ProjectStore
-	Presenter     *ProjectPresenter
-	Subscriptions ports.SubscriptionStore
-	// Milestones is nil until a module provides milestones.
-	Milestones ports.MilestoneReader
-}
+type MergeRequestPresenter struct{ Embeds }
 
-// mrContext is what a list of merge requests embeds.
-type mrContext struct {
-	base       string
-	users      map[int64]*domain.User
-	projects   map[int64]ProjectBasic
-	milestones map[int64]*domain.Milestone
-	subscribed map[int64]bool
-}
-
-func (p *MergeRequestPresenter) load(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest, simple bool) (*mrContext, error) {
-	mc := &mrContext{base: p.Presenter.BaseURL, users: map[int64]*domain.User{}, projects: map[int64]ProjectBasic{},
-		milestones: map[int64]*domain.Milestone{}, subscribed: map[int64]bool{}}
-	if len(list) == 0 {
-		return mc, nil
-	}
-	var userIDs, projectIDs, milestoneIDs, ids []int64
+// load loads what list embeds; simple lists embed only their projects.
+func (p *MergeRequestPresenter) load(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest, simple bool) (*embedded, error) {
+	refs := make([]embedRef, 0, len(list))
 	for _, m := range list {
-		ids = append(ids, m.ID)
-		projectIDs = append(projectIDs, m.ProjectID)
-		userIDs = append(userIDs, m.AuthorID)
-		if m.AssigneeID != nil {
-			userIDs = append(userIDs, *m.AssigneeID)
-		}
-		if m.MilestoneID != nil {
-			milestoneIDs = append(milestoneIDs, *m.MilestoneID)
-		}
+		refs = append(refs, embedRef{id: m.ID, projectID: m.ProjectID, authorID: m.AuthorID,
+			assigneeID: m.AssigneeID, milestoneID: m.MilestoneID})
 	}
-	projects, err := p.Projects.GetMany(ctx, projectIDs)
-	if err != nil {
-		return nil, fmt.Errorf("load projects of merge requests: %w", err)
-	}
-	if mc.projects, err = p.Presenter.Basics(ctx, projects); err != nil {
-		return nil, fmt.Errorf("render projects of merge requests: %w", err)
-	}
-	if simple {
-		return mc, nil
-	}
-	users, err := p.Users.GetMany(ctx, userIDs)
-	if err != nil {
-		return nil, fmt.Errorf("load users of merge requests: %w", err)
-	}
-	for i := range users {
-		mc.users[users[i].ID] = &users[i]
-	}
-	if p.Milestones != nil && len(milestoneIDs) > 0 {
-		ms, err := p.Milestones.GetMany(ctx, milestoneIDs)
-		if err != nil {
-			return nil, fmt.Errorf("load milestones of merge requests: %w", err)
-		}
-		for i := range ms {
-			mc.milestones[ms[i].ID] = &ms[i]
-		}
-	}
-	if uid := caller.UserID(); uid != 0 {
-		explicit, err := p.Subscriptions.OfUser(ctx, uid, domain.TargetMergeRequest, ids)
-		if err != nil {
-			return nil, fmt.Errorf("load subscriptions: %w", err)
-		}
-		for _, m := range list {
-			mc.subscribed[m.ID] = Subscribed(explicit, &m, uid)
-		}
-	}
-	return mc, nil
+	return p.Embeds.load(ctx, caller, domain.TargetMergeRequest, "merge requests", refs, simple)
 }
 
 // Subscribed applies GitLab's subscription rule to a merge request.
@@ -164,40 +101,12 @@ func Subscribed(explicit map[int64]bool, m *domain.MergeRequest, userID int64) b
 	return issuable.Subscribed(choice(explicit, m.ID), m.AuthorID, m.AssigneeID, userID)
 }
 
-// choice is the explicit subscription of id in a map of them, if any.
-func choice(explicit map[int64]bool, id int64) *bool {
-	if s, ok := explicit[id]; ok {
-		return &s
-	}
-	return nil
-}
-
-// WebURL links to a merge request under its project's web URL.
+// MergeRequestURL links to a merge request under its project's web URL.
 func MergeRequestURL(projectWebURL string, iid int64) string {
 	return projectWebURL + "/merge_requests/" + strconv.FormatInt(iid, 10)
 }
 
-func (mc *mrContext) user(id *int64) *UserBasic {
-	if id == nil {
-		return nil
-	}
-	u := mc.users[*id]
-	if u == nil {
-		return nil
-	}
-	b := UserBasicOf(mc.base, u)
-	return &b
-}
-
-func (mc *mrContext) render(m *domain.MergeRequest) MergeRequest {
-	labels := m.Labels
-	if labels == nil {
-		labels = []string{}
-	}
-	var milestone *Milestone
-	if m.MilestoneID != nil {
-		milestone = MilestoneOf(mc.milestones[*m.MilestoneID])
-	}
+func (em *embedded) mergeRequest(m *domain.MergeRequest) MergeRequest {
 	author := m.AuthorID
 	status := m.MergeStatus
 	if status == domain.MergeUnchecked || status == "" {
@@ -207,33 +116,33 @@ func (mc *mrContext) render(m *domain.MergeRequest) MergeRequest {
 		ID: m.ID, IID: m.IID, ProjectID: m.ProjectID, Title: m.Title, Description: m.Description,
 		State: string(m.State), CreatedAt: httpx.TimeOf(m.CreatedAt), UpdatedAt: httpx.TimeOf(m.UpdatedAt),
 		TargetBranch: m.TargetBranch, SourceBranch: m.SourceBranch, Upvotes: m.Upvotes, Downvotes: m.Downvotes,
-		Author: mc.user(&author), Assignee: mc.user(m.AssigneeID),
-		SourceProjectID: m.SourceProjectID, TargetProjectID: m.TargetProjectID, Labels: labels,
-		WorkInProgress: m.WorkInProgress(), Milestone: milestone,
+		Author: em.user(&author), Assignee: em.user(m.AssigneeID),
+		SourceProjectID: m.SourceProjectID, TargetProjectID: m.TargetProjectID, Labels: labels(m.Labels),
+		WorkInProgress: m.WorkInProgress(), Milestone: em.milestone(m.MilestoneID),
 		MergeWhenPipelineSucceeds: m.MergeWhenPipelineSucceeds, MergeStatus: status, SHA: m.SourceSHA,
 		MergeCommitSHA: m.MergeCommitSHA, UserNotesCount: m.UserNotesCount,
 		ShouldRemoveSourceBranch: m.ShouldRemoveSourceBranch, ForceRemoveSourceBranch: m.ForceRemoveSourceBranch,
-		WebURL:     MergeRequestURL(mc.projects[m.ProjectID].WebURL, m.IID),
-		Subscribed: mc.subscribed[m.ID], MergedAt: httpx.TimePtr(m.MergedAt), ClosedAt: httpx.TimePtr(m.ClosedAt),
+		WebURL:     MergeRequestURL(em.webURL(m.ProjectID), m.IID),
+		Subscribed: Subscribed(em.explicit, m, em.uid), MergedAt: httpx.TimePtr(m.MergedAt), ClosedAt: httpx.TimePtr(m.ClosedAt),
 	}
 }
 
 // Render renders a list of merge requests.
 func (p *MergeRequestPresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest) ([]MergeRequest, error) {
-	mc, err := p.load(ctx, caller, list, false)
+	em, err := p.load(ctx, caller, list, false)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]MergeRequest, 0, len(list))
 	for i := range list {
-		out = append(out, mc.render(&list[i]))
+		out = append(out, em.mergeRequest(&list[i]))
 	}
 	return out, nil
 }
 
 // RenderSimple renders a list in the view=simple shape.
 func (p *MergeRequestPresenter) RenderSimple(ctx context.Context, list []domain.MergeRequest) ([]MergeRequestSimple, error) {
-	mc, err := p.load(ctx, nil, list, true)
+	em, err := p.load(ctx, nil, list, true)
 	if err != nil {
 		return nil, err
 	}
@@ -241,18 +150,14 @@ func (p *MergeRequestPresenter) RenderSimple(ctx context.Context, list []domain.
 	for _, m := range list {
 		out = append(out, MergeRequestSimple{ID: m.ID, IID: m.IID, ProjectID: m.ProjectID, Title: m.Title,
 			Description: m.Description, State: string(m.State), CreatedAt: httpx.TimeOf(m.CreatedAt),
-			UpdatedAt: httpx.TimeOf(m.UpdatedAt), WebURL: MergeRequestURL(mc.projects[m.ProjectID].WebURL, m.IID)})
+			UpdatedAt: httpx.TimeOf(m.UpdatedAt), WebURL: MergeRequestURL(em.webURL(m.ProjectID), m.IID)})
 	}
 	return out, nil
 }
 
 // One renders a single merge request.
 func (p *MergeRequestPresenter) One(ctx context.Context, caller *domain.Caller, m *domain.MergeRequest) (*MergeRequest, error) {
-	out, err := p.Render(ctx, caller, []domain.MergeRequest{*m})
-	if err != nil {
-		return nil, err
-	}
-	return &out[0], nil
+	return one(ctx, caller, m, p.Render)
 }
 
 // TodoProject is the project object inside a todo.
@@ -315,19 +220,11 @@ func (p *TodoPresenter) Todos(ctx context.Context, caller *domain.Caller, list [
 	if err != nil {
 		return nil, err
 	}
-	users, err := p.Render.Users.GetMany(ctx, userIDs)
+	authors, err := usersByID(ctx, p.Render.Users, userIDs, "todos")
 	if err != nil {
-		return nil, fmt.Errorf("load todo authors: %w", err)
+		return nil, err
 	}
-	authors := make(map[int64]*domain.User, len(users))
-	for i := range users {
-		authors[users[i].ID] = &users[i]
-	}
-	projects, err := p.Render.Projects.GetMany(ctx, projectIDs)
-	if err != nil {
-		return nil, fmt.Errorf("load todo projects: %w", err)
-	}
-	basics, err := p.Render.Presenter.Basics(ctx, projects)
+	basics, err := p.Render.projectBasics(ctx, projectIDs, "todos")
 	if err != nil {
 		return nil, err
 	}
@@ -343,61 +240,59 @@ func (p *TodoPresenter) Todos(ctx context.Context, caller *domain.Caller, list [
 			b := UserBasicOf(base, u)
 			td.Author = &b
 		}
-		if m := targets[t.TargetID]; m != nil && t.TargetType == domain.TargetMergeRequest {
-			td.Target = m
-			td.TargetURL = m.WebURL
-			if td.Body == "" {
-				td.Body = m.Title
-			}
-		}
-		if is := issues[t.TargetID]; is != nil && t.TargetType == domain.TargetIssue {
-			td.Target = is
-			td.TargetURL = is.WebURL
-			if td.Body == "" {
-				td.Body = is.Title
-			}
+		switch m, is := targets[t.TargetID], issues[t.TargetID]; {
+		case m != nil && t.TargetType == domain.TargetMergeRequest:
+			td.pointAt(m, m.WebURL, m.Title)
+		case is != nil && t.TargetType == domain.TargetIssue:
+			td.pointAt(is, is.WebURL, is.Title)
 		}
 		out = append(out, td)
 	}
 	return out, nil
 }
 
+// pointAt sets the todo's target; a todo without a body shows the
+// target's title.
+func (td *Todo) pointAt(target any, url, title string) {
+	td.Target, td.TargetURL = target, url
+	if td.Body == "" {
+		td.Body = title
+	}
+}
+
 // mergeRequests renders the merge requests todos point at, by ID.
 func (p *TodoPresenter) mergeRequests(ctx context.Context, caller *domain.Caller, ids []int64) (map[int64]*MergeRequest, error) {
-	out := map[int64]*MergeRequest{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	mrs, err := p.MergeRequests.GetMany(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("load todo targets: %w", err)
-	}
-	rendered, err := p.Render.Render(ctx, caller, mrs)
-	if err != nil {
-		return nil, err
-	}
-	for i := range rendered {
-		out[rendered[i].ID] = &rendered[i]
-	}
-	return out, nil
+	return renderByID(ctx, caller, ids, "merge requests", p.MergeRequests.GetMany, p.Render.Render,
+		func(m *MergeRequest) int64 { return m.ID })
 }
 
 // issues renders the issues todos point at, by ID.
 func (p *TodoPresenter) issues(ctx context.Context, caller *domain.Caller, ids []int64) (map[int64]*Issue, error) {
-	out := map[int64]*Issue{}
-	if len(ids) == 0 || p.Issues == nil || p.RenderIssues == nil {
+	if p.Issues == nil || p.RenderIssues == nil {
+		return map[int64]*Issue{}, nil
+	}
+	return renderByID(ctx, caller, ids, "issues", p.Issues.GetMany, p.RenderIssues.Render,
+		func(is *Issue) int64 { return is.ID })
+}
+
+// renderByID loads the todo targets ids name and renders them, by ID.
+func renderByID[T, R any](ctx context.Context, caller *domain.Caller, ids []int64, what string,
+	load func(context.Context, []int64) ([]T, error),
+	render func(context.Context, *domain.Caller, []T) ([]R, error), idOf func(*R) int64) (map[int64]*R, error) {
+	out := map[int64]*R{}
+	if len(ids) == 0 {
 		return out, nil
 	}
-	list, err := p.Issues.GetMany(ctx, ids)
+	list, err := load(ctx, ids)
 	if err != nil {
-		return nil, fmt.Errorf("load todo issues: %w", err)
+		return nil, fmt.Errorf("load todo %s: %w", what, err)
 	}
-	rendered, err := p.RenderIssues.Render(ctx, caller, list)
+	rendered, err := render(ctx, caller, list)
 	if err != nil {
 		return nil, err
 	}
 	for i := range rendered {
-		out[rendered[i].ID] = &rendered[i]
+		out[idOf(&rendered[i])] = &rendered[i]
 	}
 	return out, nil
 }

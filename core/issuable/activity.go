@@ -167,6 +167,23 @@ func (a *Activity) Changed(ctx context.Context, c Change) error {
 	return nil
 }
 
+// Record leaves behind what a creation or an edit does, in its
+// transaction: the edit's system notes, the event of its action (publish;
+// none when action is ""), then the todos it gives (Changed; closing
+// marks the item's todos done).
+func (a *Activity) Record(ctx context.Context, c Change, action string, notes []string, publish func(ctx context.Context, action string) error) error {
+	if err := a.SystemNotes(ctx, c.After, c.Actor, notes...); err != nil {
+		return err
+	}
+	if action != "" {
+		if err := publish(ctx, action); err != nil {
+			return err
+		}
+	}
+	c.Closed = action == domain.ActionClosed
+	return a.Changed(ctx, c)
+}
+
 // defaultLabelColor is GitLab's color for labels created by naming them.
 const defaultLabelColor = "#428BCA"
 

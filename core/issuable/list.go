@@ -53,6 +53,24 @@ func (p ListParams) Criteria() (Criteria, error) {
 	return c, nil
 }
 
+// Check reports what the handler found wrong with a list's request
+// (invalid), then checks its state (a key of states, whose values the
+// store filters on; "" and "all" mean any), order and labels.
+func Check[S any](p ListParams, invalid error, states map[string][]S) ([]S, Criteria, error) {
+	if invalid != nil {
+		return nil, Criteria{}, invalid
+	}
+	var named []S
+	if p.State != "" && p.State != "all" {
+		var ok bool
+		if named, ok = states[p.State]; !ok {
+			return nil, Criteria{}, InvalidValue("state")
+		}
+	}
+	c, err := p.Criteria()
+	return named, c, err
+}
+
 // Mine applies the scope of the lists across projects (GET /issues, GET
 // /merge_requests) for userID: created_by_me (the default) or
 // assigned_to_me override the author or assignee filter; all keeps both.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,5 +167,26 @@ func TestLabelsNoteAndSame(t *testing.T) {
 	}
 	if got := PageOf([]int{1}, domain.Page{Page: 3, PerPage: 2}); len(got) != 0 || got == nil {
 		t.Errorf("page past the end = %#v", got)
+	}
+}
+
+func TestCheckList(t *testing.T) {
+	t.Parallel()
+	states := map[string][]string{"opened": {"opened", "reopened"}}
+	bad := core.InvalidParam("page")
+	if _, _, err := Check(ListParams{State: "nonsense"}, bad, states); err != bad {
+		t.Errorf("the handler's problem comes first: %v", err)
+	}
+	if _, _, err := Check(ListParams{State: "nonsense", Sort: "sideways"}, nil, states); err == nil || !strings.Contains(err.Error(), "state does not have a valid value") {
+		t.Errorf("bad state before bad sort: %v", err)
+	}
+	if _, _, err := Check(ListParams{Sort: "sideways"}, nil, states); !errors.Is(err, core.ErrInvalid) {
+		t.Errorf("bad sort: %v", err)
+	}
+	for state, want := range map[string][]string{"": nil, "all": nil, "opened": {"opened", "reopened"}} {
+		got, c, err := Check(ListParams{State: state, OrderBy: "updated_at"}, nil, states)
+		if err != nil || !reflect.DeepEqual(got, want) || c.OrderBy != "updated_at" {
+			t.Errorf("Check(state %q) = %v, %+v, %v", state, got, c, err)
+		}
 	}
 }

@@ -58,10 +58,8 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.
 		if err := s.p.Issues.Create(ctx, is); err != nil {
 			return core.StoreError(err, "Project", "create issue")
 		}
-		if err := s.publish(ctx, is, domain.ActionCreated, actor); err != nil {
-			return err
-		}
-		return s.activity.Changed(ctx, issuable.Change{Project: t.Project, After: issuable.IssueItem(is), Actor: actor})
+		return s.activity.Record(ctx, issuable.Change{Project: t.Project, After: issuable.IssueItem(is), Actor: actor},
+			domain.ActionCreated, nil, s.publisher(is, actor))
 	})
 	if err != nil {
 		return nil, err

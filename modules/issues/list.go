@@ -49,22 +49,15 @@ func (s *Service) ListAll(ctx context.Context, caller *domain.Caller, in ListInp
 	return s.list(ctx, f, in.Milestone)
 }
 
+// stateFilter maps the state parameter's values to the states each lists.
+var stateFilter = map[string][]string{
+	"opened": {domain.IssueOpened, domain.IssueReopened},
+	"closed": {domain.IssueClosed},
+}
+
 // filter checks the parameters into a store filter.
 func (in ListInput) filter() (domain.IssueFilter, error) {
-	if in.Invalid != nil {
-		return domain.IssueFilter{}, in.Invalid
-	}
-	var states []string
-	switch in.State {
-	case "", "all":
-	case "opened":
-		states = []string{domain.IssueOpened, domain.IssueReopened}
-	case "closed":
-		states = []string{domain.IssueClosed}
-	default:
-		return domain.IssueFilter{}, issuable.InvalidValue("state")
-	}
-	c, err := in.Criteria()
+	states, c, err := issuable.Check(in.ListParams, in.Invalid, stateFilter)
 	if err != nil {
 		return domain.IssueFilter{}, err
 	}

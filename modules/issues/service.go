@@ -86,6 +86,11 @@ func (s *Service) publish(ctx context.Context, is *domain.Issue, action string, 
 	return nil
 }
 
+// publisher announces the action of one change of is (Activity.Record).
+func (s *Service) publisher(is *domain.Issue, actor int64) func(ctx context.Context, action string) error {
+	return func(ctx context.Context, action string) error { return s.publish(ctx, is, action, actor) }
+}
+
 // fullPath is "namespace/project", for references across projects.
 func (s *Service) fullPath(ctx context.Context, projectID int64) string {
 	p, err := s.p.Projects.Get(ctx, projectID)

@@ -83,16 +83,8 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		if err != nil {
 			return core.StoreError(err, "Issue", "update issue")
 		}
-		if err := s.activity.SystemNotes(ctx, issuable.IssueItem(out), caller.UserID(), s.changeNotes(ctx, &before, out)...); err != nil {
-			return err
-		}
-		if action != "" {
-			if err := s.publish(ctx, out, action, caller.UserID()); err != nil {
-				return err
-			}
-		}
-		return s.activity.Changed(ctx, issuable.Change{Project: t.Project, Before: issuable.IssueItem(&before),
-			After: issuable.IssueItem(out), Actor: caller.UserID(), Closed: action == domain.ActionClosed})
+		return s.activity.Record(ctx, issuable.Change{Project: t.Project, Before: issuable.IssueItem(&before),
+			After: issuable.IssueItem(out), Actor: caller.UserID()}, action, s.changeNotes(ctx, &before, out), s.publisher(out, caller.UserID()))
 	})
 	if err != nil {
 		return nil, err

@@ -78,10 +78,8 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.
 			}
 			return fmt.Errorf("create merge request: %w", err)
 		}
-		if err := s.publish(ctx, m, domain.ActionCreated, actor, nil); err != nil {
-			return err
-		}
-		return s.activity.Changed(ctx, issuable.Change{Project: t.Project, After: issuable.MergeRequestItem(m), Actor: actor})
+		return s.activity.Record(ctx, issuable.Change{Project: t.Project, After: issuable.MergeRequestItem(m), Actor: actor},
+			domain.ActionCreated, nil, s.publisher(m, actor))
 	})
 	if err != nil {
 		return nil, err

@@ -45,24 +45,16 @@ func (s *Service) ListAll(ctx context.Context, caller *domain.Caller, in ListInp
 	return s.list(ctx, f, in.Milestone)
 }
 
+// stateFilter maps the state parameter's values to the states each lists.
+var stateFilter = map[string][]domain.MergeRequestState{
+	"opened": {domain.MROpened, domain.MRReopened},
+	"closed": {domain.MRClosed},
+	"merged": {domain.MRMerged},
+}
+
 // filter checks the parameters into a store filter.
 func (in ListInput) filter() (domain.MergeRequestFilter, error) {
-	if in.Invalid != nil {
-		return domain.MergeRequestFilter{}, in.Invalid
-	}
-	var states []domain.MergeRequestState
-	switch in.State {
-	case "", "all":
-	case "opened":
-		states = []domain.MergeRequestState{domain.MROpened, domain.MRReopened}
-	case "closed":
-		states = []domain.MergeRequestState{domain.MRClosed}
-	case "merged":
-		states = []domain.MergeRequestState{domain.MRMerged}
-	default:
-		return domain.MergeRequestFilter{}, issuable.InvalidValue("state")
-	}
-	c, err := in.Criteria()
+	states, c, err := issuable.Check(in.ListParams, in.Invalid, stateFilter)
 	if err != nil {
 		return domain.MergeRequestFilter{}, err
 	}

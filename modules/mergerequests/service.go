@@ -137,6 +137,11 @@ func (s *Service) publish(ctx context.Context, m *domain.MergeRequest, action st
 	return nil
 }
 
+// publisher announces the action of one change of m (Activity.Record).
+func (s *Service) publisher(m *domain.MergeRequest, actor int64) func(ctx context.Context, action string) error {
+	return func(ctx context.Context, action string) error { return s.publish(ctx, m, action, actor, nil) }
+}
+
 // systemNote records a change on the merge request's discussion, in the
 // caller's transaction.
 func (s *Service) systemNote(ctx context.Context, m *domain.MergeRequest, actor int64, body string) error {

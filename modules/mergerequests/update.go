@@ -79,16 +79,8 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		if err != nil {
 			return err
 		}
-		if err := s.activity.SystemNotes(ctx, issuable.MergeRequestItem(out), actor, s.changeNotes(ctx, &before, out)...); err != nil {
-			return err
-		}
-		if action != "" {
-			if err := s.publish(ctx, out, action, actor, nil); err != nil {
-				return err
-			}
-		}
-		return s.activity.Changed(ctx, issuable.Change{Project: t.Project, Before: issuable.MergeRequestItem(&before),
-			After: issuable.MergeRequestItem(out), Actor: actor, Closed: action == domain.ActionClosed})
+		return s.activity.Record(ctx, issuable.Change{Project: t.Project, Before: issuable.MergeRequestItem(&before),
+			After: issuable.MergeRequestItem(out), Actor: actor}, action, s.changeNotes(ctx, &before, out), s.publisher(out, actor))
 	})
 	if err != nil {
 		return nil, err

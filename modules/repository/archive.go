@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hearth-forge/hearth/core"
-	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // Archive is a repository archive ready to be written: its file name
@@ -26,8 +25,8 @@ func (a Archive) Write(w io.Writer) error { return a.write(w) }
 // The format comes from the path suffix (an unknown one is 404 File) or
 // the format parameter (an unknown one falls back to tar.gz, as GitLab's
 // workhorse does).
-func (s *Service) Archive(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ArchiveInput) (Archive, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) Archive(ctx context.Context, req Request, in ArchiveInput) (Archive, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return Archive{}, err
 	}

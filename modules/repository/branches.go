@@ -40,8 +40,8 @@ type branchContext struct {
 
 // ListBranches lists one page of the project's branches, sorted by name,
 // and how many there are.
-func (s *Service) ListBranches(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, pg domain.Page) ([]BranchInfo, int, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) ListBranches(ctx context.Context, req Request, pg domain.Page) ([]BranchInfo, int, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -61,8 +61,8 @@ func (s *Service) ListBranches(ctx context.Context, caller *domain.Caller, ref d
 }
 
 // GetBranch reads one branch.
-func (s *Service) GetBranch(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string) (BranchInfo, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) GetBranch(ctx context.Context, req Request, name string) (BranchInfo, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return BranchInfo{}, err
 	}
@@ -75,8 +75,8 @@ func (s *Service) GetBranch(ctx context.Context, caller *domain.Caller, ref doma
 
 // CreateBranch points a new branch at the commit in.Ref names (GitLab's
 // CreateBranchService): a developer's write, under the protection rules.
-func (s *Service) CreateBranch(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in CreateBranchInput) (BranchInfo, error) {
-	t, err := s.target(ctx, caller, ref, toPush)
+func (s *Service) CreateBranch(ctx context.Context, req Request, in CreateBranchInput) (BranchInfo, error) {
+	t, err := s.target(ctx, req, toPush)
 	if err != nil {
 		return BranchInfo{}, err
 	}
@@ -115,7 +115,7 @@ func (s *Service) CreateBranch(ctx context.Context, caller *domain.Caller, ref d
 	case err != nil:
 		return BranchInfo{}, fmt.Errorf("create branch %q: %w", in.Branch, err)
 	}
-	s.publishRef(ctx, p, caller, full, domain.ZeroID, sha)
+	s.publishRef(ctx, p, req.Caller, full, domain.ZeroID, sha)
 	b, err := s.p.Reader.Branch(ctx, repo, in.Branch)
 	if err != nil {
 		return BranchInfo{}, fmt.Errorf("read created branch %q: %w", in.Branch, err)
@@ -125,8 +125,8 @@ func (s *Service) CreateBranch(ctx context.Context, caller *domain.Caller, ref d
 
 // DeleteBranch removes a branch that is neither the default nor
 // protected (GitLab's DeleteBranchService).
-func (s *Service) DeleteBranch(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string) error {
-	t, err := s.target(ctx, caller, ref, toPush)
+func (s *Service) DeleteBranch(ctx context.Context, req Request, name string) error {
+	t, err := s.target(ctx, req, toPush)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (s *Service) DeleteBranch(ctx context.Context, caller *domain.Caller, ref d
 	if err := deleteBranchRefusal(bc, b.Name); err != nil {
 		return err
 	}
-	switch err := s.removeBranch(ctx, t.Project, caller, b); {
+	switch err := s.removeBranch(ctx, t.Project, req.Caller, b); {
 	case errors.Is(err, core.ErrStale):
 		return core.Conflict(msgBranchMovedOnDelete)
 	case errors.Is(err, core.ErrNotFound):
@@ -157,8 +157,8 @@ func (s *Service) DeleteBranch(ctx context.Context, caller *domain.Caller, ref d
 // branch and protected ones. GitLab does it in the background; Hearth does
 // it before answering, so a client that lists branches next sees the
 // result.
-func (s *Service) DeleteMergedBranches(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath) error {
-	t, err := s.target(ctx, caller, ref, toPush)
+func (s *Service) DeleteMergedBranches(ctx context.Context, req Request) error {
+	t, err := s.target(ctx, req, toPush)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (s *Service) DeleteMergedBranches(ctx context.Context, caller *domain.Calle
 			continue
 		}
 		// A branch that moved or went away meanwhile is left alone.
-		if err := s.removeBranch(ctx, t.Project, caller, b); err != nil &&
+		if err := s.removeBranch(ctx, t.Project, req.Caller, b); err != nil &&
 			!errors.Is(err, core.ErrStale) && !errors.Is(err, core.ErrNotFound) {
 			return fmt.Errorf("delete merged branch %q: %w", b.Name, err)
 		}
@@ -194,8 +194,8 @@ func (s *Service) DeleteMergedBranches(ctx context.Context, caller *domain.Calle
 }
 
 // ProtectBranch creates or changes the rule named exactly like the branch.
-func (s *Service) ProtectBranch(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string, in ProtectBranchInput) (BranchInfo, error) {
-	t, err := s.target(ctx, caller, ref, toAdmin)
+func (s *Service) ProtectBranch(ctx context.Context, req Request, name string, in ProtectBranchInput) (BranchInfo, error) {
+	t, err := s.target(ctx, req, toAdmin)
 	if err != nil {
 		return BranchInfo{}, err
 	}
@@ -229,8 +229,8 @@ func (s *Service) ProtectBranch(ctx context.Context, caller *domain.Caller, ref 
 
 // UnprotectBranch removes the rule named like the branch (a wildcard rule
 // that also matches stays).
-func (s *Service) UnprotectBranch(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string) (BranchInfo, error) {
-	t, err := s.target(ctx, caller, ref, toAdmin)
+func (s *Service) UnprotectBranch(ctx context.Context, req Request, name string) (BranchInfo, error) {
+	t, err := s.target(ctx, req, toAdmin)
 	if err != nil {
 		return BranchInfo{}, err
 	}

@@ -20,8 +20,8 @@ type CommitNote struct {
 // ListCommitComments lists one page of the comments on the commit rev
 // names, oldest first, and how many there are. Authors are read in one
 // query, however many.
-func (s *Service) ListCommitComments(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, rev string, pg domain.Page) ([]CommitNote, int, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) ListCommitComments(ctx context.Context, req Request, rev string, pg domain.Page) ([]CommitNote, int, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -59,8 +59,8 @@ func (s *Service) ListCommitComments(ctx context.Context, caller *domain.Caller,
 // CreateCommitComment comments on the commit rev names: on a line when
 // in.Path and in.Line name one the commit's diff shows (added lines "new",
 // removed ones "old"), else on the whole commit, as GitLab does.
-func (s *Service) CreateCommitComment(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, rev string, in CommentInput) (CommitNote, error) {
-	t, err := s.target(ctx, caller, ref, toComment)
+func (s *Service) CreateCommitComment(ctx context.Context, req Request, rev string, in CommentInput) (CommitNote, error) {
+	t, err := s.target(ctx, req, toComment)
 	if err != nil {
 		return CommitNote{}, err
 	}
@@ -72,7 +72,7 @@ func (s *Service) CreateCommitComment(ctx context.Context, caller *domain.Caller
 	if err != nil {
 		return CommitNote{}, err
 	}
-	cm := domain.CommitComment{ProjectID: t.Project.ID, CommitID: c.ID, AuthorID: caller.UserID(), Note: in.Note}
+	cm := domain.CommitComment{ProjectID: t.Project.ID, CommitID: c.ID, AuthorID: req.Caller.UserID(), Note: in.Note}
 	if in.Path != nil && in.Line != nil && *in.Path != "" {
 		diffs, err := s.p.Reader.Diff(ctx, repoOf(t.Project), "", c.ID)
 		if err != nil {
@@ -87,7 +87,7 @@ func (s *Service) CreateCommitComment(ctx context.Context, caller *domain.Caller
 	if err != nil {
 		return CommitNote{}, fmt.Errorf("save commit comment: %w", err)
 	}
-	return CommitNote{CommitComment: saved, Author: caller.User}, nil
+	return CommitNote{CommitComment: saved, Author: req.Caller.User}, nil
 }
 
 // diffHasLine tells whether the diff of path has a line of lineType at new

@@ -22,8 +22,8 @@ type CommitDetail struct {
 // ListCommits lists one page of the commits reachable from in.RefName (the
 // default branch when empty), newest first, and how many there are. An
 // unknown ref or an empty repository lists nothing, as in GitLab.
-func (s *Service) ListCommits(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ListCommitsInput, pg domain.Page) ([]domain.Commit, int, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) ListCommits(ctx context.Context, req Request, in ListCommitsInput, pg domain.Page) ([]domain.Commit, int, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -61,8 +61,8 @@ func (s *Service) ListCommits(ctx context.Context, caller *domain.Caller, ref do
 }
 
 // GetCommit reads the commit rev names (a hash, branch or tag).
-func (s *Service) GetCommit(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, rev string) (CommitDetail, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) GetCommit(ctx context.Context, req Request, rev string) (CommitDetail, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return CommitDetail{}, err
 	}
@@ -78,8 +78,8 @@ func (s *Service) GetCommit(ctx context.Context, caller *domain.Caller, ref doma
 }
 
 // CommitDiff is the diff of the commit rev names against its first parent.
-func (s *Service) CommitDiff(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, rev string) ([]domain.FileDiff, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) CommitDiff(ctx context.Context, req Request, rev string) ([]domain.FileDiff, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +96,8 @@ func (s *Service) CommitDiff(ctx context.Context, caller *domain.Caller, ref dom
 
 // CreateCommit writes one commit of file actions on a branch (GitLab's
 // Files::MultiService).
-func (s *Service) CreateCommit(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in CreateCommitInput) (CommitDetail, error) {
-	t, err := s.target(ctx, caller, ref, toPush)
+func (s *Service) CreateCommit(ctx context.Context, req Request, in CreateCommitInput) (CommitDetail, error) {
+	t, err := s.target(ctx, req, toPush)
 	if err != nil {
 		return CommitDetail{}, err
 	}
@@ -123,8 +123,8 @@ func (s *Service) CreateCommit(ctx context.Context, caller *domain.Caller, ref d
 
 // CherryPick applies the change of the commit rev names on top of a
 // branch, redoing it when the branch moved meanwhile.
-func (s *Service) CherryPick(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, rev string, in CherryPickInput) (domain.Commit, error) {
-	t, err := s.target(ctx, caller, ref, toPush)
+func (s *Service) CherryPick(ctx context.Context, req Request, rev string, in CherryPickInput) (domain.Commit, error) {
+	t, err := s.target(ctx, req, toPush)
 	if err != nil {
 		return domain.Commit{}, err
 	}
@@ -139,7 +139,7 @@ func (s *Service) CherryPick(ctx context.Context, caller *domain.Caller, ref dom
 	if err := s.checkBranchPush(ctx, t, in.Branch); err != nil {
 		return domain.Commit{}, err
 	}
-	committer := s.callerSignature(caller)
+	committer := s.callerSignature(req.Caller)
 	full := domain.BranchPrefix + in.Branch
 	var picked domain.Commit
 	var before string
@@ -174,7 +174,7 @@ func (s *Service) CherryPick(ctx context.Context, caller *domain.Caller, ref dom
 	if err != nil {
 		return domain.Commit{}, err
 	}
-	s.publishBranchCommit(context.WithoutCancel(ctx), t.Project, caller, in.Branch, before, picked)
+	s.publishBranchCommit(context.WithoutCancel(ctx), t.Project, req.Caller, in.Branch, before, picked)
 	return picked, nil
 }
 

@@ -22,8 +22,8 @@ type Comparison struct {
 // Compare compares two revisions as GitLab 9.x's Gitlab::Git::Compare:
 // the diff runs from their merge base to `to` (from `from` itself when
 // in.Straight); unknown revisions compare as empty.
-func (s *Service) Compare(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in CompareInput) (Comparison, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) Compare(ctx context.Context, req Request, in CompareInput) (Comparison, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return Comparison{}, err
 	}

@@ -11,8 +11,8 @@ import (
 
 // Tree lists one page of the tree at in.Path of in.Ref (the default
 // branch when empty), directories first, and how many entries there are.
-func (s *Service) Tree(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in TreeInput, pg domain.Page) ([]domain.TreeEntry, int, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) Tree(ctx context.Context, req Request, in TreeInput, pg domain.Page) ([]domain.TreeEntry, int, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -29,8 +29,8 @@ func (s *Service) Tree(ctx context.Context, caller *domain.Caller, ref domain.ID
 
 // File reads the file at path of in.Ref with the last commit that changed
 // it: an unknown ref is 404 Commit, an unknown path 404 File (GitLab 9.x).
-func (s *Service) File(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, path string, in FileReadInput) (domain.File, error) {
-	repo, sha, err := s.fileRev(ctx, caller, ref, in)
+func (s *Service) File(ctx context.Context, req Request, path string, in FileReadInput) (domain.File, error) {
+	repo, sha, err := s.fileRev(ctx, req, in)
 	if err != nil {
 		return domain.File{}, err
 	}
@@ -44,8 +44,8 @@ func (s *Service) File(ctx context.Context, caller *domain.Caller, ref domain.ID
 // RawFile reads the content of the file at path of in.Ref, without the
 // history walk File makes for LastCommitID (tens of milliseconds on a long
 // history), which the raw endpoint does not show.
-func (s *Service) RawFile(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, path string, in FileReadInput) (domain.File, error) {
-	repo, sha, err := s.fileRev(ctx, caller, ref, in)
+func (s *Service) RawFile(ctx context.Context, req Request, path string, in FileReadInput) (domain.File, error) {
+	repo, sha, err := s.fileRev(ctx, req, in)
 	if err != nil {
 		return domain.File{}, err
 	}
@@ -69,8 +69,8 @@ func (s *Service) RawFile(ctx context.Context, caller *domain.Caller, ref domain
 
 // fileRev is where both file reads start: the repository and the commit
 // in.Ref names.
-func (s *Service) fileRev(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in FileReadInput) (repo, sha string, err error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) fileRev(ctx context.Context, req Request, in FileReadInput) (repo, sha string, err error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return "", "", err
 	}
@@ -84,8 +84,8 @@ func (s *Service) fileRev(ctx context.Context, caller *domain.Caller, ref domain
 
 // WriteFile creates, updates or deletes (action) the file at path in one
 // commit on in.Branch.
-func (s *Service) WriteFile(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, action, path string, in FileWriteInput) error {
-	t, err := s.target(ctx, caller, ref, toPush)
+func (s *Service) WriteFile(ctx context.Context, req Request, action, path string, in FileWriteInput) error {
+	t, err := s.target(ctx, req, toPush)
 	if err != nil {
 		return err
 	}
@@ -105,8 +105,8 @@ func (s *Service) WriteFile(ctx context.Context, caller *domain.Caller, ref doma
 }
 
 // Blob reads a blob by its full or abbreviated object name.
-func (s *Service) Blob(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, sha string) (domain.Blob, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) Blob(ctx context.Context, req Request, sha string) (domain.Blob, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return domain.Blob{}, err
 	}

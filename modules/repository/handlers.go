@@ -12,40 +12,30 @@ import (
 // the service.
 type handlers struct{ s *Service }
 
-// request is what every API handler decodes first: the caller and the
-// project {id} names.
-type request struct {
-	caller *domain.Caller
-	ref    domain.IDOrPath
-}
-
 // decoder reads one part of a request (a path parameter, the parameters,
 // the page) into typed input.
 type decoder func(r *http.Request) error
 
-// decode reads the caller, the {id} project and then parts, in order. A
-// request that does not decode is first answered with the refusal the use
-// case behind n would give its caller (401, 404 or 403), as every endpoint
-// checked access before it looked at its parameters: whoever may not use
-// an endpoint learns nothing from its validation.
-func (h handlers) decode(r *http.Request, n need, parts ...decoder) (request, error) {
-	q := request{caller: httpx.CallerOf(r)}
+// decode reads the caller, the {id} project and then parts, in order. The
+// first part that does not decode stops the rest and travels as the
+// request's Invalid, which the use case reports after its access checks;
+// an {id} that does not decode leaves the zero reference, the use case's
+// 400 "id is invalid" after any 401.
+func decode(r *http.Request, parts ...decoder) Request {
+	req := Request{Caller: httpx.CallerOf(r)}
 	ref, err := httpx.RefParam(r, "id")
-	if err == nil {
-		q.ref = ref
-		for _, part := range parts {
-			if err = part(r); err != nil {
-				break
-			}
-		}
-	}
 	if err != nil {
-		if refused := h.s.refusal(r.Context(), q.caller, q.ref, n); refused != nil {
-			return q, refused
-		}
-		return q, err
+		req.Invalid = err
+		return req
 	}
-	return q, nil
+	req.Project = ref
+	for _, part := range parts {
+		if err := part(r); err != nil {
+			req.Invalid = err
+			break
+		}
+	}
+	return req
 }
 
 // params decodes the query, form or JSON parameters into dst.

@@ -10,11 +10,8 @@ import (
 // GET /projects/:id/repository/branches
 func (h handlers) listBranches(w http.ResponseWriter, r *http.Request) error {
 	var pg domain.Page
-	q, err := h.decode(r, toRead, page(&pg))
-	if err != nil {
-		return err
-	}
-	list, total, err := h.s.ListBranches(r.Context(), q.caller, q.ref, pg)
+	q := decode(r, page(&pg))
+	list, total, err := h.s.ListBranches(r.Context(), q, pg)
 	if err != nil {
 		return err
 	}
@@ -24,11 +21,8 @@ func (h handlers) listBranches(w http.ResponseWriter, r *http.Request) error {
 // GET /projects/:id/repository/branches/:branch
 func (h handlers) getBranch(w http.ResponseWriter, r *http.Request) error {
 	var name string
-	q, err := h.decode(r, toRead, pathParam("branch", &name))
-	if err != nil {
-		return err
-	}
-	b, err := h.s.GetBranch(r.Context(), q.caller, q.ref, name)
+	q := decode(r, pathParam("branch", &name))
+	b, err := h.s.GetBranch(r.Context(), q, name)
 	if err != nil {
 		return err
 	}
@@ -38,11 +32,8 @@ func (h handlers) getBranch(w http.ResponseWriter, r *http.Request) error {
 // POST /projects/:id/repository/branches
 func (h handlers) createBranch(w http.ResponseWriter, r *http.Request) error {
 	var in CreateBranchInput
-	q, err := h.decode(r, toPush, params(&in))
-	if err != nil {
-		return err
-	}
-	b, err := h.s.CreateBranch(r.Context(), q.caller, q.ref, in)
+	q := decode(r, params(&in))
+	b, err := h.s.CreateBranch(r.Context(), q, in)
 	if err != nil {
 		return err
 	}
@@ -52,11 +43,8 @@ func (h handlers) createBranch(w http.ResponseWriter, r *http.Request) error {
 // DELETE /projects/:id/repository/branches/:branch
 func (h handlers) deleteBranch(w http.ResponseWriter, r *http.Request) error {
 	var name string
-	q, err := h.decode(r, toPush, pathParam("branch", &name))
-	if err != nil {
-		return err
-	}
-	if err := h.s.DeleteBranch(r.Context(), q.caller, q.ref, name); err != nil {
+	q := decode(r, pathParam("branch", &name))
+	if err := h.s.DeleteBranch(r.Context(), q, name); err != nil {
 		return err
 	}
 	return httpx.NoContent(w)
@@ -65,11 +53,8 @@ func (h handlers) deleteBranch(w http.ResponseWriter, r *http.Request) error {
 // DELETE /projects/:id/repository/merged_branches answers 202 as GitLab
 // does, though the branches are gone by then.
 func (h handlers) deleteMergedBranches(w http.ResponseWriter, r *http.Request) error {
-	q, err := h.decode(r, toPush)
-	if err != nil {
-		return err
-	}
-	if err := h.s.DeleteMergedBranches(r.Context(), q.caller, q.ref); err != nil {
+	q := decode(r)
+	if err := h.s.DeleteMergedBranches(r.Context(), q); err != nil {
 		return err
 	}
 	return httpx.JSON(w, http.StatusAccepted, map[string]string{"message": "202 Accepted"})
@@ -79,11 +64,8 @@ func (h handlers) deleteMergedBranches(w http.ResponseWriter, r *http.Request) e
 func (h handlers) protectBranch(w http.ResponseWriter, r *http.Request) error {
 	var in ProtectBranchInput
 	var name string
-	q, err := h.decode(r, toAdmin, params(&in), pathParam("branch", &name))
-	if err != nil {
-		return err
-	}
-	b, err := h.s.ProtectBranch(r.Context(), q.caller, q.ref, name, in)
+	q := decode(r, params(&in), pathParam("branch", &name))
+	b, err := h.s.ProtectBranch(r.Context(), q, name, in)
 	if err != nil {
 		return err
 	}
@@ -93,11 +75,8 @@ func (h handlers) protectBranch(w http.ResponseWriter, r *http.Request) error {
 // PUT /projects/:id/repository/branches/:branch/unprotect
 func (h handlers) unprotectBranch(w http.ResponseWriter, r *http.Request) error {
 	var name string
-	q, err := h.decode(r, toAdmin, pathParam("branch", &name))
-	if err != nil {
-		return err
-	}
-	b, err := h.s.UnprotectBranch(r.Context(), q.caller, q.ref, name)
+	q := decode(r, pathParam("branch", &name))
+	b, err := h.s.UnprotectBranch(r.Context(), q, name)
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,8 @@ import (
 func (h handlers) listCommits(w http.ResponseWriter, r *http.Request) error {
 	var in ListCommitsInput
 	var pg domain.Page
-	q, err := h.decode(r, toRead, params(&in), page(&pg))
-	if err != nil {
-		return err
-	}
-	list, total, err := h.s.ListCommits(r.Context(), q.caller, q.ref, in, pg)
+	q := decode(r, params(&in), page(&pg))
+	list, total, err := h.s.ListCommits(r.Context(), q, in, pg)
 	if err != nil {
 		return err
 	}
@@ -25,11 +22,8 @@ func (h handlers) listCommits(w http.ResponseWriter, r *http.Request) error {
 // GET /projects/:id/repository/commits/:sha
 func (h handlers) getCommit(w http.ResponseWriter, r *http.Request) error {
 	var sha string
-	q, err := h.decode(r, toRead, pathParam("sha", &sha))
-	if err != nil {
-		return err
-	}
-	c, err := h.s.GetCommit(r.Context(), q.caller, q.ref, sha)
+	q := decode(r, pathParam("sha", &sha))
+	c, err := h.s.GetCommit(r.Context(), q, sha)
 	if err != nil {
 		return err
 	}
@@ -40,11 +34,8 @@ func (h handlers) getCommit(w http.ResponseWriter, r *http.Request) error {
 // (GitLab 9.x), or one page of them when the client asks for a page.
 func (h handlers) commitDiff(w http.ResponseWriter, r *http.Request) error {
 	var sha string
-	q, err := h.decode(r, toRead, pathParam("sha", &sha))
-	if err != nil {
-		return err
-	}
-	diffs, err := h.s.CommitDiff(r.Context(), q.caller, q.ref, sha)
+	q := decode(r, pathParam("sha", &sha))
+	diffs, err := h.s.CommitDiff(r.Context(), q, sha)
 	if err != nil {
 		return err
 	}
@@ -66,11 +57,8 @@ func (h handlers) commitDiff(w http.ResponseWriter, r *http.Request) error {
 // POST /projects/:id/repository/commits
 func (h handlers) createCommit(w http.ResponseWriter, r *http.Request) error {
 	var in CreateCommitInput
-	q, err := h.decode(r, toPush, params(&in))
-	if err != nil {
-		return err
-	}
-	c, err := h.s.CreateCommit(r.Context(), q.caller, q.ref, in)
+	q := decode(r, params(&in))
+	c, err := h.s.CreateCommit(r.Context(), q, in)
 	if err != nil {
 		return err
 	}
@@ -82,11 +70,8 @@ func (h handlers) createCommit(w http.ResponseWriter, r *http.Request) error {
 func (h handlers) cherryPick(w http.ResponseWriter, r *http.Request) error {
 	var in CherryPickInput
 	var sha string
-	q, err := h.decode(r, toPush, params(&in), pathParam("sha", &sha))
-	if err != nil {
-		return err
-	}
-	c, err := h.s.CherryPick(r.Context(), q.caller, q.ref, sha, in)
+	q := decode(r, params(&in), pathParam("sha", &sha))
+	c, err := h.s.CherryPick(r.Context(), q, sha, in)
 	if err != nil {
 		return err
 	}
@@ -97,11 +82,8 @@ func (h handlers) cherryPick(w http.ResponseWriter, r *http.Request) error {
 func (h handlers) listCommitComments(w http.ResponseWriter, r *http.Request) error {
 	var pg domain.Page
 	var sha string
-	q, err := h.decode(r, toRead, page(&pg), pathParam("sha", &sha))
-	if err != nil {
-		return err
-	}
-	list, total, err := h.s.ListCommitComments(r.Context(), q.caller, q.ref, sha, pg)
+	q := decode(r, page(&pg), pathParam("sha", &sha))
+	list, total, err := h.s.ListCommitComments(r.Context(), q, sha, pg)
 	if err != nil {
 		return err
 	}
@@ -113,11 +95,8 @@ func (h handlers) listCommitComments(w http.ResponseWriter, r *http.Request) err
 func (h handlers) createCommitComment(w http.ResponseWriter, r *http.Request) error {
 	var in CommentInput
 	var sha string
-	q, err := h.decode(r, toComment, params(&in), pathParam("sha", &sha))
-	if err != nil {
-		return err
-	}
-	n, err := h.s.CreateCommitComment(r.Context(), q.caller, q.ref, sha, in)
+	q := decode(r, params(&in), pathParam("sha", &sha))
+	n, err := h.s.CreateCommitComment(r.Context(), q, sha, in)
 	if err != nil {
 		return err
 	}

@@ -16,11 +16,8 @@ import (
 func (h handlers) tree(w http.ResponseWriter, r *http.Request) error {
 	var in TreeInput
 	var pg domain.Page
-	q, err := h.decode(r, toRead, params(&in), page(&pg))
-	if err != nil {
-		return err
-	}
-	entries, total, err := h.s.Tree(r.Context(), q.caller, q.ref, in, pg)
+	q := decode(r, params(&in), page(&pg))
+	entries, total, err := h.s.Tree(r.Context(), q, in, pg)
 	if err != nil {
 		return err
 	}
@@ -47,11 +44,8 @@ func filePath(dst *string) decoder {
 func (h handlers) getFile(w http.ResponseWriter, r *http.Request) error {
 	var path string
 	var in FileReadInput
-	q, err := h.decode(r, toRead, filePath(&path), params(&in))
-	if err != nil {
-		return err
-	}
-	f, err := h.s.File(r.Context(), q.caller, q.ref, path, in)
+	q := decode(r, filePath(&path), params(&in))
+	f, err := h.s.File(r.Context(), q, path, in)
 	if err != nil {
 		return err
 	}
@@ -62,11 +56,8 @@ func (h handlers) getFile(w http.ResponseWriter, r *http.Request) error {
 func (h handlers) rawFile(w http.ResponseWriter, r *http.Request) error {
 	var path string
 	var in FileReadInput
-	q, err := h.decode(r, toRead, filePath(&path), params(&in))
-	if err != nil {
-		return err
-	}
-	f, err := h.s.RawFile(r.Context(), q.caller, q.ref, path, in)
+	q := decode(r, filePath(&path), params(&in))
+	f, err := h.s.RawFile(r.Context(), q, path, in)
 	if err != nil {
 		return err
 	}
@@ -97,11 +88,8 @@ func (h handlers) writeFile(fw fileWrite) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var path string
 		var in FileWriteInput
-		q, err := h.decode(r, toPush, filePath(&path), params(&in))
-		if err != nil {
-			return err
-		}
-		if err := h.s.WriteFile(r.Context(), q.caller, q.ref, fw.action, path, in); err != nil {
+		q := decode(r, filePath(&path), params(&in))
+		if err := h.s.WriteFile(r.Context(), q, fw.action, path, in); err != nil {
 			return err
 		}
 		if fw.status == 0 {
@@ -115,11 +103,8 @@ func (h handlers) writeFile(fw fileWrite) httpx.HandlerFunc {
 func (h handlers) blob(render func(http.ResponseWriter, domain.Blob) error) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var sha string
-		q, err := h.decode(r, toRead, pathParam("sha", &sha))
-		if err != nil {
-			return err
-		}
-		b, err := h.s.Blob(r.Context(), q.caller, q.ref, sha)
+		q := decode(r, pathParam("sha", &sha))
+		b, err := h.s.Blob(r.Context(), q, sha)
 		if err != nil {
 			return err
 		}
@@ -134,11 +119,8 @@ func blobRaw(w http.ResponseWriter, b domain.Blob) error    { return rawBytes(w,
 // GET /projects/:id/repository/compare
 func (h handlers) compare(w http.ResponseWriter, r *http.Request) error {
 	var in CompareInput
-	q, err := h.decode(r, toRead, params(&in))
-	if err != nil {
-		return err
-	}
-	c, err := h.s.Compare(r.Context(), q.caller, q.ref, in)
+	q := decode(r, params(&in))
+	c, err := h.s.Compare(r.Context(), q, in)
 	if err != nil {
 		return err
 	}
@@ -151,11 +133,8 @@ func (h handlers) compare(w http.ResponseWriter, r *http.Request) error {
 // truncated archive.
 func (h handlers) archive(w http.ResponseWriter, r *http.Request) error {
 	var in ArchiveInput
-	q, err := h.decode(r, toRead, params(&in), pathParam("format", &in.Suffix))
-	if err != nil {
-		return err
-	}
-	a, err := h.s.Archive(r.Context(), q.caller, q.ref, in)
+	q := decode(r, params(&in), pathParam("format", &in.Suffix))
+	a, err := h.s.Archive(r.Context(), q, in)
 	if err != nil {
 		return err
 	}

@@ -10,11 +10,8 @@ import (
 // GET /projects/:id/repository/tags, newest name first.
 func (h handlers) listTags(w http.ResponseWriter, r *http.Request) error {
 	var pg domain.Page
-	q, err := h.decode(r, toRead, page(&pg))
-	if err != nil {
-		return err
-	}
-	list, total, err := h.s.ListTags(r.Context(), q.caller, q.ref, pg)
+	q := decode(r, page(&pg))
+	list, total, err := h.s.ListTags(r.Context(), q, pg)
 	if err != nil {
 		return err
 	}
@@ -24,11 +21,8 @@ func (h handlers) listTags(w http.ResponseWriter, r *http.Request) error {
 // GET /projects/:id/repository/tags/:tag_name
 func (h handlers) getTag(w http.ResponseWriter, r *http.Request) error {
 	var name string
-	q, err := h.decode(r, toRead, pathParam("tag_name", &name))
-	if err != nil {
-		return err
-	}
-	t, err := h.s.GetTag(r.Context(), q.caller, q.ref, name)
+	q := decode(r, pathParam("tag_name", &name))
+	t, err := h.s.GetTag(r.Context(), q, name)
 	if err != nil {
 		return err
 	}
@@ -38,11 +32,8 @@ func (h handlers) getTag(w http.ResponseWriter, r *http.Request) error {
 // POST /projects/:id/repository/tags
 func (h handlers) createTag(w http.ResponseWriter, r *http.Request) error {
 	var in CreateTagInput
-	q, err := h.decode(r, toPush, params(&in))
-	if err != nil {
-		return err
-	}
-	t, err := h.s.CreateTag(r.Context(), q.caller, q.ref, in)
+	q := decode(r, params(&in))
+	t, err := h.s.CreateTag(r.Context(), q, in)
 	if err != nil {
 		return err
 	}
@@ -52,11 +43,8 @@ func (h handlers) createTag(w http.ResponseWriter, r *http.Request) error {
 // DELETE /projects/:id/repository/tags/:tag_name
 func (h handlers) deleteTag(w http.ResponseWriter, r *http.Request) error {
 	var name string
-	q, err := h.decode(r, toPush, pathParam("tag_name", &name))
-	if err != nil {
-		return err
-	}
-	if err := h.s.DeleteTag(r.Context(), q.caller, q.ref, name); err != nil {
+	q := decode(r, pathParam("tag_name", &name))
+	if err := h.s.DeleteTag(r.Context(), q, name); err != nil {
 		return err
 	}
 	return httpx.NoContent(w)
@@ -66,11 +54,8 @@ func (h handlers) deleteTag(w http.ResponseWriter, r *http.Request) error {
 func (h handlers) createRelease(w http.ResponseWriter, r *http.Request) error {
 	var in ReleaseInput
 	var name string
-	q, err := h.decode(r, toPush, params(&in), pathParam("tag_name", &name))
-	if err != nil {
-		return err
-	}
-	rel, err := h.s.CreateRelease(r.Context(), q.caller, q.ref, name, in)
+	q := decode(r, params(&in), pathParam("tag_name", &name))
+	rel, err := h.s.CreateRelease(r.Context(), q, name, in)
 	if err != nil {
 		return err
 	}
@@ -81,11 +66,8 @@ func (h handlers) createRelease(w http.ResponseWriter, r *http.Request) error {
 func (h handlers) updateRelease(w http.ResponseWriter, r *http.Request) error {
 	var in ReleaseInput
 	var name string
-	q, err := h.decode(r, toPush, params(&in), pathParam("tag_name", &name))
-	if err != nil {
-		return err
-	}
-	rel, err := h.s.UpdateRelease(r.Context(), q.caller, q.ref, name, in)
+	q := decode(r, params(&in), pathParam("tag_name", &name))
+	rel, err := h.s.UpdateRelease(r.Context(), q, name, in)
 	if err != nil {
 		return err
 	}

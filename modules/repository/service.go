@@ -91,8 +91,22 @@ var (
 	toAdmin = need{signedIn: true, ability: access.AdminProject}
 )
 
-// target resolves the project ref names for caller and checks n.
-func (s *Service) target(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, n need) (access.Target, error) {
+// Request is where every use case starts: the caller, the project the
+// path's {id} names (the zero reference when it names none), and Invalid,
+// what the handler found wrong with the rest of the request. The use case
+// reports Invalid right after its access checks (target), so a caller who
+// may not use an endpoint learns nothing from its validation.
+type Request struct {
+	Caller  *domain.Caller
+	Project domain.IDOrPath
+	Invalid error
+}
+
+// target resolves the project req names for its caller and checks n,
+// then reports what was wrong with the request: the 401, 404 or 403 of n
+// come before any 400 about parameters, and the zero reference is the
+// 400 "id is invalid".
+func (s *Service) target(ctx context.Context, req Request, n need) (access.Target, error) {
 	var features []access.Ability
 	if n.feature != "" {
 		features = append(features, n.feature)
@@ -101,7 +115,7 @@ func (s *Service) target(ctx context.Context, caller *domain.Caller, ref domain.
 	if n.signedIn {
 		resolve = s.p.Policy.ResolveSignedIn
 	}
-	t, err := resolve(ctx, caller, ref, features...)
+	t, err := resolve(ctx, req.Caller, req.Project, features...)
 	if err != nil {
 		return access.Target{}, err
 	}
@@ -110,23 +124,10 @@ func (s *Service) target(ctx context.Context, caller *domain.Caller, ref domain.
 			return access.Target{}, err
 		}
 	}
+	if req.Invalid != nil {
+		return access.Target{}, req.Invalid
+	}
 	return t, nil
-}
-
-// refusal is what a use case needing n answers caller before it reads its
-// input, or nil. Handlers ask it when a request does not decode, so that a
-// caller who may not use an endpoint gets its 401, 404 or 403 rather than
-// a 400 about its parameters. A zero ref (the {id} did not decode) names
-// no project to refuse.
-func (s *Service) refusal(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, n need) error {
-	if n.signedIn && caller.UserID() == 0 {
-		return core.Unauthenticated()
-	}
-	if ref == (domain.IDOrPath{}) {
-		return nil
-	}
-	_, err := s.target(ctx, caller, ref, n)
-	return err
 }
 
 // backendErr maps a git backend failure: a missing thing is GitLab's 404

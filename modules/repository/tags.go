@@ -30,8 +30,8 @@ type TagInfo struct {
 
 // ListTags lists one page of the project's tags, newest name first, and
 // how many there are.
-func (s *Service) ListTags(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, pg domain.Page) ([]TagInfo, int, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) ListTags(ctx context.Context, req Request, pg domain.Page) ([]TagInfo, int, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -64,8 +64,8 @@ func (s *Service) ListTags(ctx context.Context, caller *domain.Caller, ref domai
 }
 
 // GetTag reads one tag and its release.
-func (s *Service) GetTag(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string) (TagInfo, error) {
-	t, err := s.target(ctx, caller, ref, toRead)
+func (s *Service) GetTag(ctx context.Context, req Request, name string) (TagInfo, error) {
+	t, err := s.target(ctx, req, toRead)
 	if err != nil {
 		return TagInfo{}, err
 	}
@@ -83,8 +83,8 @@ func (s *Service) GetTag(ctx context.Context, caller *domain.Caller, ref domain.
 // CreateTag makes a tag (annotated when in.Message is not blank, signed
 // by the caller), with release notes when in.ReleaseDescription is given.
 // Failures to create the tag are 405s with GitLab's explanation.
-func (s *Service) CreateTag(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in CreateTagInput) (TagInfo, error) {
-	t, err := s.target(ctx, caller, ref, toPush)
+func (s *Service) CreateTag(ctx context.Context, req Request, in CreateTagInput) (TagInfo, error) {
+	t, err := s.target(ctx, req, toPush)
 	if err != nil {
 		return TagInfo{}, err
 	}
@@ -96,7 +96,7 @@ func (s *Service) CreateTag(ctx context.Context, caller *domain.Caller, ref doma
 	if in.Message != nil {
 		message = strings.TrimSpace(*in.Message)
 	}
-	tg, err := s.p.Writer.CreateTag(ctx, repo, in.TagName, in.Ref, message, s.callerSignature(caller))
+	tg, err := s.p.Writer.CreateTag(ctx, repo, in.TagName, in.Ref, message, s.callerSignature(req.Caller))
 	switch {
 	case errors.Is(err, core.ErrConflict) || errors.Is(err, core.ErrStale):
 		return TagInfo{}, core.NotAllowed(msgTagExists(in.TagName))
@@ -112,7 +112,7 @@ func (s *Service) CreateTag(ctx context.Context, caller *domain.Caller, ref doma
 	case err != nil:
 		return TagInfo{}, fmt.Errorf("create tag %q: %w", in.TagName, err)
 	}
-	s.publishRef(ctx, p, caller, domain.TagPrefix+tg.Name, domain.ZeroID, tg.TargetID)
+	s.publishRef(ctx, p, req.Caller, domain.TagPrefix+tg.Name, domain.ZeroID, tg.TargetID)
 	info := TagInfo{Tag: tg}
 	if in.ReleaseDescription != nil {
 		stored, err := s.storeRelease(ctx, p.ID, tg.Name, *in.ReleaseDescription)
@@ -127,8 +127,8 @@ func (s *Service) CreateTag(ctx context.Context, caller *domain.Caller, ref doma
 }
 
 // DeleteTag removes a tag and its release (GitLab's Tags::DestroyService).
-func (s *Service) DeleteTag(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string) error {
-	t, err := s.target(ctx, caller, ref, toPush)
+func (s *Service) DeleteTag(ctx context.Context, req Request, name string) error {
+	t, err := s.target(ctx, req, toPush)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (s *Service) DeleteTag(ctx context.Context, caller *domain.Caller, ref doma
 	case err != nil:
 		return fmt.Errorf("delete tag %q: %w", tg.Name, err)
 	}
-	s.publishRef(ctx, p, caller, full, tg.TargetID, domain.ZeroID)
+	s.publishRef(ctx, p, req.Caller, full, tg.TargetID, domain.ZeroID)
 	if err := s.p.Releases.Delete(ctx, p.ID, tg.Name); err != nil {
 		return fmt.Errorf("delete release of tag %q: %w", tg.Name, err)
 	}
@@ -154,8 +154,8 @@ func (s *Service) DeleteTag(ctx context.Context, caller *domain.Caller, ref doma
 }
 
 // CreateRelease adds release notes to a tag that has none (409 otherwise).
-func (s *Service) CreateRelease(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, tag string, in ReleaseInput) (domain.Release, error) {
-	p, tg, err := s.releaseTag(ctx, caller, ref, tag)
+func (s *Service) CreateRelease(ctx context.Context, req Request, tag string, in ReleaseInput) (domain.Release, error) {
+	p, tg, err := s.releaseTag(ctx, req, tag)
 	if err != nil {
 		return domain.Release{}, err
 	}
@@ -171,8 +171,8 @@ func (s *Service) CreateRelease(ctx context.Context, caller *domain.Caller, ref 
 }
 
 // UpdateRelease changes the release notes of a tag (404 when it has none).
-func (s *Service) UpdateRelease(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, tag string, in ReleaseInput) (domain.Release, error) {
-	p, tg, err := s.releaseTag(ctx, caller, ref, tag)
+func (s *Service) UpdateRelease(ctx context.Context, req Request, tag string, in ReleaseInput) (domain.Release, error) {
+	p, tg, err := s.releaseTag(ctx, req, tag)
 	if err != nil {
 		return domain.Release{}, err
 	}
@@ -188,8 +188,8 @@ func (s *Service) UpdateRelease(ctx context.Context, caller *domain.Caller, ref 
 
 // releaseTag is where both release use cases start: a developer, an
 // existing tag.
-func (s *Service) releaseTag(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, name string) (*domain.Project, domain.Tag, error) {
-	t, err := s.target(ctx, caller, ref, toPush)
+func (s *Service) releaseTag(ctx context.Context, req Request, name string) (*domain.Project, domain.Tag, error) {
+	t, err := s.target(ctx, req, toPush)
 	if err != nil {
 		return nil, domain.Tag{}, err
 	}

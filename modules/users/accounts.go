@@ -20,22 +20,10 @@ type CreateUserInput struct {
 	Name     string
 	Password string
 	// ResetPassword sets a random password nobody knows; it wins over Password.
-	ResetPassword  bool
-	Skype          string
-	Linkedin       string
-	Twitter        string
-	WebsiteURL     string
-	Organization   string
-	Bio            string
-	Location       string
-	ExternUID      string
-	Provider       string
-	ProjectsLimit  *int
-	Admin          *bool
-	CanCreateGroup *bool
+	ResetPassword bool
 	// Confirm (default true) marks the email confirmed.
-	Confirm  *bool
-	External *bool
+	Confirm *bool
+	Profile
 }
 
 // CreateUser creates an account. actor nil is the system (CLI, bootstrap);
@@ -72,13 +60,8 @@ func (s *Service) CreateUser(ctx context.Context, actor *domain.Caller, in Creat
 			errs.add("password", m)
 		}
 	}
-	if len([]rune(in.Bio)) > maxBioLength {
-		errs.add("bio", fmt.Sprintf("is too long (maximum is %d characters)", maxBioLength))
-	}
-	if in.ProjectsLimit != nil && (*in.ProjectsLimit < 0 || *in.ProjectsLimit > maxProjectsLimit) {
-		errs.add("projects_limit", "must be greater than or equal to 0")
-	}
-	if (in.ExternUID == "") != (in.Provider == "") {
+	in.Profile.check(errs)
+	if (deref(in.ExternUID, "") == "") != (deref(in.Provider, "") == "") {
 		errs.add("identities", "provide both extern_uid and provider, or neither")
 	}
 	if len(errs) > 0 {
@@ -101,23 +84,13 @@ func (s *Service) CreateUser(ctx context.Context, actor *domain.Caller, in Creat
 		Email:          in.Email,
 		PasswordHash:   hash,
 		State:          domain.UserActive,
-		Admin:          deref(in.Admin, false),
-		Bio:            in.Bio,
-		Location:       in.Location,
-		Skype:          in.Skype,
-		Linkedin:       in.Linkedin,
-		Twitter:        in.Twitter,
-		WebsiteURL:     in.WebsiteURL,
-		Organization:   in.Organization,
-		ProjectsLimit:  deref(in.ProjectsLimit, DefaultProjectsLimit),
-		CanCreateGroup: deref(in.CanCreateGroup, true),
-		External:       deref(in.External, false),
-		ExternUID:      in.ExternUID,
-		Provider:       in.Provider,
+		ProjectsLimit:  DefaultProjectsLimit,
+		CanCreateGroup: true,
 		ColorSchemeID:  defaultColorScheme,
 		CreatedAt:      now,
 		UpdatedAt:      now,
 	}
+	in.Profile.applyTo(u)
 	if deref(in.Confirm, true) {
 		u.ConfirmedAt = &now
 	}
@@ -143,23 +116,11 @@ func (s *Service) CreateUser(ctx context.Context, actor *domain.Caller, in Creat
 
 // UpdateUserInput changes an account; nil fields stay as they are.
 type UpdateUserInput struct {
-	Email          *string
-	Username       *string
-	Name           *string
-	Password       *string
-	Skype          *string
-	Linkedin       *string
-	Twitter        *string
-	WebsiteURL     *string
-	Organization   *string
-	Bio            *string
-	Location       *string
-	ExternUID      *string
-	Provider       *string
-	ProjectsLimit  *int
-	Admin          *bool
-	CanCreateGroup *bool
-	External       *bool
+	Email    *string
+	Username *string
+	Name     *string
+	Password *string
+	Profile
 }
 
 // UpdateUser changes an account (administrators only). A new password
@@ -196,12 +157,7 @@ func (s *Service) UpdateUser(ctx context.Context, actor *domain.Caller, id int64
 			errs.add("password", m)
 		}
 	}
-	if in.Bio != nil && len([]rune(*in.Bio)) > maxBioLength {
-		errs.add("bio", fmt.Sprintf("is too long (maximum is %d characters)", maxBioLength))
-	}
-	if in.ProjectsLimit != nil && (*in.ProjectsLimit < 0 || *in.ProjectsLimit > maxProjectsLimit) {
-		errs.add("projects_limit", "must be greater than or equal to 0")
-	}
+	in.Profile.check(errs)
 	if (in.ExternUID == nil) != (in.Provider == nil) || (in.ExternUID != nil && (*in.ExternUID == "") != (*in.Provider == "")) {
 		errs.add("identities", "provide both extern_uid and provider, or neither")
 	}
@@ -256,43 +212,50 @@ func (s *Service) UpdateUser(ctx context.Context, actor *domain.Caller, id int64
 
 // applyUpdate copies the given fields of in onto u.
 func applyUpdate(u *domain.User, in UpdateUserInput, hash string, now time.Time) error {
-	set := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-		}
-	}
 	set(&u.Email, in.Email)
 	set(&u.Username, in.Username)
 	if in.Name != nil {
 		u.Name = strings.TrimSpace(*in.Name)
 	}
-	set(&u.Skype, in.Skype)
-	set(&u.Linkedin, in.Linkedin)
-	set(&u.Twitter, in.Twitter)
-	set(&u.WebsiteURL, in.WebsiteURL)
-	set(&u.Organization, in.Organization)
-	set(&u.Bio, in.Bio)
-	set(&u.Location, in.Location)
-	set(&u.ExternUID, in.ExternUID)
-	set(&u.Provider, in.Provider)
-	if in.ProjectsLimit != nil {
-		u.ProjectsLimit = *in.ProjectsLimit
-	}
-	if in.Admin != nil {
-		u.Admin = *in.Admin
-	}
-	if in.CanCreateGroup != nil {
-		u.CanCreateGroup = *in.CanCreateGroup
-	}
-	if in.External != nil {
-		u.External = *in.External
-	}
+	in.Profile.applyTo(u)
 	if hash != "" {
 		u.PasswordHash = hash
 		u.PasswordExpiresAt = &now
 	}
 	u.UpdatedAt = now
 	return nil
+}
+
+// check adds the profile's problems to errs.
+func (p Profile) check(errs fieldErrors) {
+	if p.Bio != nil && len([]rune(*p.Bio)) > maxBioLength {
+		errs.add("bio", fmt.Sprintf("is too long (maximum is %d characters)", maxBioLength))
+	}
+	if p.ProjectsLimit != nil && (*p.ProjectsLimit < 0 || *p.ProjectsLimit > maxProjectsLimit) {
+		errs.add("projects_limit", "must be greater than or equal to 0")
+	}
+}
+
+// applyTo copies the given attributes onto u.
+func (p Profile) applyTo(u *domain.User) {
+	for _, f := range []struct{ dst, v *string }{
+		{&u.Skype, p.Skype}, {&u.Linkedin, p.Linkedin}, {&u.Twitter, p.Twitter}, {&u.WebsiteURL, p.WebsiteURL},
+		{&u.Organization, p.Organization}, {&u.Bio, p.Bio}, {&u.Location, p.Location},
+		{&u.ExternUID, p.ExternUID}, {&u.Provider, p.Provider},
+	} {
+		set(f.dst, f.v)
+	}
+	set(&u.ProjectsLimit, p.ProjectsLimit)
+	set(&u.Admin, p.Admin)
+	set(&u.CanCreateGroup, p.CanCreateGroup)
+	set(&u.External, p.External)
+}
+
+// set copies v onto dst when given.
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
 }
 
 // DeleteUser removes an account with its keys, emails and tokens

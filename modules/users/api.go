@@ -211,8 +211,10 @@ func activityOf(u *domain.User) Activity {
 
 // ---- request parameters ----
 
-// userParams are the optional attributes POST and PUT /users share.
-type userParams struct {
+// Profile are the optional account attributes POST and PUT /users share:
+// nil fields take their defaults on creation and stay as they are on
+// update.
+type Profile struct {
 	Skype          *string `param:"skype"`
 	Linkedin       *string `param:"linkedin"`
 	Twitter        *string `param:"twitter"`

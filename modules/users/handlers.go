@@ -124,33 +124,14 @@ func (h handlers) createUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in createUserParams
-	var opt userParams
+	var opt Profile
 	extra := allOrNone(r)
 	extra.AtLeastOneOf(r, "password", "reset_password")
 	if err := decodeAll(r, extra, &in, &opt); err != nil {
 		return err
 	}
-	u, err := h.s.CreateUser(r.Context(), caller, CreateUserInput{
-		Username:       in.Username,
-		Email:          in.Email,
-		Name:           in.Name,
-		Password:       deref(in.Password, ""),
-		ResetPassword:  deref(in.ResetPassword, false),
-		Skype:          deref(opt.Skype, ""),
-		Linkedin:       deref(opt.Linkedin, ""),
-		Twitter:        deref(opt.Twitter, ""),
-		WebsiteURL:     deref(opt.WebsiteURL, ""),
-		Organization:   deref(opt.Organization, ""),
-		Bio:            deref(opt.Bio, ""),
-		Location:       deref(opt.Location, ""),
-		ExternUID:      deref(opt.ExternUID, ""),
-		Provider:       deref(opt.Provider, ""),
-		ProjectsLimit:  opt.ProjectsLimit,
-		Admin:          opt.Admin,
-		CanCreateGroup: opt.CanCreateGroup,
-		Confirm:        in.Confirm,
-		External:       opt.External,
-	})
+	u, err := h.s.CreateUser(r.Context(), caller, CreateUserInput{Username: in.Username, Email: in.Email, Name: in.Name,
+		Password: deref(in.Password, ""), ResetPassword: deref(in.ResetPassword, false), Confirm: in.Confirm, Profile: opt})
 	if err != nil {
 		return err
 	}
@@ -158,38 +139,17 @@ func (h handlers) createUser(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) updateUser(w http.ResponseWriter, r *http.Request) error {
-	caller, err := httpx.RequireAdmin(r)
-	if err != nil {
-		return err
-	}
-	id, err := httpx.IDParam(r, "id", "User")
+	caller, id, err := targetUser(r, false)
 	if err != nil {
 		return err
 	}
 	var in updateUserParams
-	var opt userParams
+	var opt Profile
 	if err := decodeAll(r, allOrNone(r), &in, &opt); err != nil {
 		return err
 	}
-	u, err := h.s.UpdateUser(r.Context(), caller, id, UpdateUserInput{
-		Email:          in.Email,
-		Username:       in.Username,
-		Name:           in.Name,
-		Password:       in.Password,
-		Skype:          opt.Skype,
-		Linkedin:       opt.Linkedin,
-		Twitter:        opt.Twitter,
-		WebsiteURL:     opt.WebsiteURL,
-		Organization:   opt.Organization,
-		Bio:            opt.Bio,
-		Location:       opt.Location,
-		ExternUID:      opt.ExternUID,
-		Provider:       opt.Provider,
-		ProjectsLimit:  opt.ProjectsLimit,
-		Admin:          opt.Admin,
-		CanCreateGroup: opt.CanCreateGroup,
-		External:       opt.External,
-	})
+	u, err := h.s.UpdateUser(r.Context(), caller, id, UpdateUserInput{Email: in.Email, Username: in.Username,
+		Name: in.Name, Password: in.Password, Profile: opt})
 	if err != nil {
 		return err
 	}
@@ -200,11 +160,7 @@ func (h handlers) updateUser(w http.ResponseWriter, r *http.Request) error {
 // there was no such user. hard_delete is accepted; with no contributions to
 // hand to a ghost user yet, both forms delete the same way.
 func (h handlers) deleteUser(w http.ResponseWriter, r *http.Request) error {
-	caller, err := httpx.RequireAdmin(r)
-	if err != nil {
-		return err
-	}
-	id, err := httpx.IDParam(r, "id", "User")
+	caller, id, err := targetUser(r, false)
 	if err != nil {
 		return err
 	}
@@ -226,11 +182,7 @@ func (h handlers) deleteUser(w http.ResponseWriter, r *http.Request) error {
 
 func (h handlers) setBlocked(blocked bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		caller, err := httpx.RequireAdmin(r)
-		if err != nil {
-			return err
-		}
-		id, err := httpx.IDParam(r, "id", "User")
+		caller, id, err := targetUser(r, false)
 		if err != nil {
 			return err
 		}

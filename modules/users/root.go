@@ -31,7 +31,7 @@ func (s *Service) EnsureRoot(ctx context.Context, password, email string) (creat
 	}
 	admin := true
 	_, err = s.CreateUser(ctx, nil, CreateUserInput{
-		Username: "root", Name: "Administrator", Email: email, Password: password, Admin: &admin,
+		Username: "root", Name: "Administrator", Email: email, Password: password, Profile: Profile{Admin: &admin},
 	})
 	if errors.Is(err, core.ErrConflict) {
 		return false, "", nil

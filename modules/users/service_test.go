@@ -79,7 +79,7 @@ func TestCreateUserValidation(t *testing.T) {
 		"email":    "is invalid",
 		"password": "is too short (minimum is 8 characters)",
 	})
-	_, err = f.svc.CreateUser(ctx, f.admin, CreateUserInput{Username: "x", Email: "x@example.com", Name: "X", Password: "password1", ProjectsLimit: ptr(-1)})
+	_, err = f.svc.CreateUser(ctx, f.admin, CreateUserInput{Username: "x", Email: "x@example.com", Name: "X", Password: "password1", Profile: Profile{ProjectsLimit: ptr(-1)}})
 	wantFields(t, err, map[string]string{"projects_limit": "must be greater than or equal to 0"})
 	// reset_password needs no password.
 	u, err := f.svc.CreateUser(ctx, f.admin, CreateUserInput{Username: "r", Email: "r@example.com", Name: "R", ResetPassword: true})
@@ -129,7 +129,7 @@ func TestUpdateUser(t *testing.T) {
 	f := newFixture(t)
 	u, _, _ := f.user(t, "ivan")
 	f.user(t, "judy")
-	got, err := f.svc.UpdateUser(ctx, f.admin, u.ID, UpdateUserInput{Name: ptr("Ivan"), ProjectsLimit: ptr(3), Admin: ptr(true)})
+	got, err := f.svc.UpdateUser(ctx, f.admin, u.ID, UpdateUserInput{Name: ptr("Ivan"), Profile: Profile{ProjectsLimit: ptr(3), Admin: ptr(true)}})
 	if err != nil || got.Name != "Ivan" || got.ProjectsLimit != 3 || !got.Admin || got.Email != "ivan@example.com" {
 		t.Fatalf("update: %v %+v", err, got)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -66,7 +67,7 @@ func (b *Backend) Log(ctx context.Context, repo string, q domain.LogQuery) ([]do
 	commits := make([]domain.Commit, 0, len(ids))
 	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
 		for _, id := range ids {
-			commit, err := readCommit(c, id)
+			commit, err := gitobject.ReadCommit(c, id)
 			if err != nil {
 				return err
 			}

@@ -112,7 +112,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 			return err
 		}
 		if len(pick.ParentIDs) == 1 {
-			parent, err := readCommit(c, pick.ParentIDs[0])
+			parent, err := gitobject.ReadCommit(c, pick.ParentIDs[0])
 			if err != nil {
 				return err
 			}

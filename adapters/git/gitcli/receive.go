@@ -75,14 +75,11 @@ func installHooks(root string) (string, error) {
 // own reads do not see them yet (RefUpdate.FastForward is computed inside
 // the quarantine).
 func (b *Backend) ReceivePack(ctx context.Context, repo, protocol string, in io.Reader, w io.Writer, check ports.PushCheck) error {
-	_, env, err := transportArgs("git-receive-pack", protocol)
+	_, o, err := b.transport(repo, "git-receive-pack", protocol)
 	if err != nil {
 		return err
 	}
-	gitDir, err := b.open(repo)
-	if err != nil {
-		return err
-	}
+	gitDir, env := o.dir, o.env
 	if check == nil {
 		return b.ServeRPC(ctx, repo, "git-receive-pack", protocol, in, w)
 	}

@@ -59,18 +59,6 @@ func (b *Backend) resolveCommit(c *catFile, gitDir, rev string) (domain.Commit, 
 	return gitobject.ParseCommit(o.ID, o.Data)
 }
 
-// readCommit reads the commit oid.
-func readCommit(c *catFile, oid string) (domain.Commit, error) {
-	o, err := c.contents(oid)
-	if err != nil {
-		return domain.Commit{}, err
-	}
-	if o.Type != "commit" {
-		return domain.Commit{}, fmt.Errorf("object %s is a %s: %w", oid, o.Type, errNotCommit)
-	}
-	return gitobject.ParseCommit(o.ID, o.Data)
-}
-
 // DefaultBranch is the branch HEAD names.
 func (b *Backend) DefaultBranch(ctx context.Context, repo string) (string, error) {
 	gitDir, err := b.open(repo)
@@ -229,16 +217,13 @@ func (b *Backend) Branch(ctx context.Context, repo, name string) (domain.Branch,
 	if err := gitnames.CheckBranch(name); err != nil {
 		return domain.Branch{}, err
 	}
-	oid, ok, err := gitobject.ReadRef(gitDir, domain.BranchPrefix+name)
+	oid, err := gitobject.ExistingRef(gitDir, domain.BranchPrefix+name)
 	if err != nil {
 		return domain.Branch{}, fmt.Errorf("gitcli: branch %q of %s: %w", name, repo, err)
 	}
-	if !ok {
-		return domain.Branch{}, fmt.Errorf("gitcli: branch %q of %s: %w", name, repo, core.ErrNotFound)
-	}
 	br := domain.Branch{Name: name}
 	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
-		br.Commit, err = readCommit(c, oid)
+		br.Commit, err = gitobject.ReadCommit(c, oid)
 		return err
 	})
 	if err != nil {
@@ -283,12 +268,9 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 	if err := gitnames.CheckTag(name); err != nil {
 		return domain.Tag{}, err
 	}
-	oid, ok, err := gitobject.ReadRef(gitDir, domain.TagPrefix+name)
+	oid, err := gitobject.ExistingRef(gitDir, domain.TagPrefix+name)
 	if err != nil {
 		return domain.Tag{}, fmt.Errorf("gitcli: tag %q of %s: %w", name, repo, err)
-	}
-	if !ok {
-		return domain.Tag{}, fmt.Errorf("gitcli: tag %q of %s: %w", name, repo, core.ErrNotFound)
 	}
 	var tag domain.Tag
 	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {

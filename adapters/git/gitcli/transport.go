@@ -7,34 +7,32 @@ import (
 	"strings"
 )
 
-// transportArgs checks service and protocol and returns git's command
-// name and the extra environment.
-func transportArgs(service, protocol string) (string, []string, error) {
+// transport checks service and protocol and opens repo: git's command
+// for service and the options (directory, environment) to run it with.
+func (b *Backend) transport(repo, service, protocol string) (string, runOpts, error) {
 	if err := check.Transport(service, protocol); err != nil {
-		return "", nil, err
+		return "", runOpts{}, err
 	}
-	cmd := strings.TrimPrefix(service, "git-") // upload-pack, receive-pack
-	var env []string
+	gitDir, err := b.open(repo)
+	if err != nil {
+		return "", runOpts{}, err
+	}
+	o := runOpts{dir: gitDir}
 	if protocol != "" {
-		env = append(env, "GIT_PROTOCOL="+protocol)
+		o.env = []string{"GIT_PROTOCOL=" + protocol}
 	}
-	return cmd, env, nil
+	return strings.TrimPrefix(service, "git-"), o, nil // upload-pack, receive-pack
 }
 
 // AdvertiseRefs writes the ref advertisement of service.
 func (b *Backend) AdvertiseRefs(ctx context.Context, repo, service, protocol string, w io.Writer) error {
-	cmd, env, err := transportArgs(service, protocol)
+	cmd, o, err := b.transport(repo, service, protocol)
 	if err != nil {
 		return err
 	}
-	gitDir, err := b.open(repo)
-	if err != nil {
-		return err
-	}
+	o.stdout = w
 	// The directory is ours (validated, absolute), never user input.
-	_, err = b.runOpts(ctx, runOpts{dir: gitDir, env: env, stdout: w},
-		cmd, "--stateless-rpc", "--advertise-refs", gitDir)
-	if err != nil {
+	if _, err := b.runOpts(ctx, o, cmd, "--stateless-rpc", "--advertise-refs", o.dir); err != nil {
 		return fmt.Errorf("gitcli: advertise %s of %s: %w", service, repo, err)
 	}
 	return nil
@@ -43,17 +41,12 @@ func (b *Backend) AdvertiseRefs(ctx context.Context, repo, service, protocol str
 // ServeRPC runs one stateless request of service, streaming in to git and
 // git's answer to w. Pushed objects and refs are fsynced (see gitEnv).
 func (b *Backend) ServeRPC(ctx context.Context, repo, service, protocol string, in io.Reader, w io.Writer) error {
-	cmd, env, err := transportArgs(service, protocol)
+	cmd, o, err := b.transport(repo, service, protocol)
 	if err != nil {
 		return err
 	}
-	gitDir, err := b.open(repo)
-	if err != nil {
-		return err
-	}
-	_, err = b.runOpts(ctx, runOpts{dir: gitDir, env: env, stdin: in, stdout: w},
-		cmd, "--stateless-rpc", gitDir)
-	if err != nil {
+	o.stdin, o.stdout = in, w
+	if _, err := b.runOpts(ctx, o, cmd, "--stateless-rpc", o.dir); err != nil {
 		return fmt.Errorf("gitcli: %s on %s: %w", service, repo, err)
 	}
 	return nil

@@ -162,7 +162,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 		parents = []string{parent}
 		var pc domain.Commit
 		err := b.withCatFile(ctx, gitDir, func(c *catFile) error {
-			pc, err = readCommit(c, parent)
+			pc, err = gitobject.ReadCommit(c, parent)
 			return err
 		})
 		if err != nil {
@@ -197,7 +197,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	}
 	var commit domain.Commit
 	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
-		commit, err = readCommit(c, id)
+		commit, err = gitobject.ReadCommit(c, id)
 		return err
 	})
 	if err != nil {

@@ -52,6 +52,19 @@ func Peel(r Reader, oid string) (Object, error) {
 	return Object{}, fmt.Errorf("tag chain from %s is too long", oid)
 }
 
+// ReadCommit reads the commit oid names; an object of another type is
+// an error.
+func ReadCommit(r Reader, oid string) (domain.Commit, error) {
+	o, err := r.ReadObject(oid)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	if o.Type != "commit" {
+		return domain.Commit{}, fmt.Errorf("object %s is a %s, not a commit", oid, o.Type)
+	}
+	return ParseCommit(o.ID, o.Data)
+}
+
 // MakeTag is the tag name whose ref points at o: annotated when o is a
 // tag object, with the commit it peels to (none when that is missing or
 // not a commit).

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -68,6 +69,19 @@ func ReadPackedRef(gitDir, ref string) (string, bool, error) {
 		return "", false, fmt.Errorf("read packed-refs: %w", err)
 	}
 	return "", false, nil
+}
+
+// ExistingRef reads ref like ReadRef; one that does not exist is
+// core.ErrNotFound.
+func ExistingRef(gitDir, ref string) (string, error) {
+	oid, ok, err := ReadRef(gitDir, ref)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", core.ErrNotFound
+	}
+	return oid, nil
 }
 
 // CurrentRef reads ref like ReadRef, domain.ZeroID when it does not exist

@@ -288,7 +288,7 @@ func (r *repoh) diffEnds(from, to string) (string, string, error) {
 		}
 		return fc.TreeID, tc.TreeID, nil
 	case len(tc.ParentIDs) > 0:
-		pc, err := r.readCommit(tc.ParentIDs[0])
+		pc, err := gitobject.ReadCommit(r, tc.ParentIDs[0])
 		if err != nil {
 			return "", "", err
 		}

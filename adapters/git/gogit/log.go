@@ -25,7 +25,7 @@ func (c *commitCache) get(id string) (*domain.Commit, error) {
 	if cm, ok := c.m[id]; ok {
 		return cm, nil
 	}
-	cm, err := c.r.readCommit(id)
+	cm, err := gitobject.ReadCommit(c.r, id)
 	if err != nil {
 		return nil, err
 	}

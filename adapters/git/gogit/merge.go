@@ -300,7 +300,7 @@ func (b *Backend) CherryPick(ctx context.Context, repo, sha, onto string, commit
 	}
 	baseTree := gitobject.EmptyTree
 	if len(pick.ParentIDs) == 1 {
-		parent, err := r.readCommit(pick.ParentIDs[0])
+		parent, err := gitobject.ReadCommit(r, pick.ParentIDs[0])
 		if err != nil {
 			return fail(err)
 		}

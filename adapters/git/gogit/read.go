@@ -189,14 +189,11 @@ func (b *Backend) Branch(ctx context.Context, repo, name string) (domain.Branch,
 	if err := gitnames.CheckBranch(name); err != nil {
 		return domain.Branch{}, err
 	}
-	oid, ok, err := gitobject.ReadRef(r.dir, domain.BranchPrefix+name)
+	oid, err := gitobject.ExistingRef(r.dir, domain.BranchPrefix+name)
 	if err != nil {
 		return domain.Branch{}, fmt.Errorf("gogit: branch %q of %s: %w", name, repo, err)
 	}
-	if !ok {
-		return domain.Branch{}, fmt.Errorf("gogit: branch %q of %s: %w", name, repo, core.ErrNotFound)
-	}
-	c, err := r.readCommit(oid)
+	c, err := gitobject.ReadCommit(r, oid)
 	if err != nil {
 		return domain.Branch{}, fmt.Errorf("gogit: branch %q of %s: %w", name, repo, err)
 	}
@@ -237,12 +234,9 @@ func (b *Backend) Tag(ctx context.Context, repo, name string) (domain.Tag, error
 	if err := gitnames.CheckTag(name); err != nil {
 		return domain.Tag{}, err
 	}
-	oid, ok, err := gitobject.ReadRef(r.dir, domain.TagPrefix+name)
+	oid, err := gitobject.ExistingRef(r.dir, domain.TagPrefix+name)
 	if err != nil {
 		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, err)
-	}
-	if !ok {
-		return domain.Tag{}, fmt.Errorf("gogit: tag %q of %s: %w", name, repo, core.ErrNotFound)
 	}
 	o, err := r.ReadObject(oid)
 	if err != nil {

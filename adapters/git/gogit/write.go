@@ -143,7 +143,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	var parents []string
 	if parent != "" {
 		parents = []string{parent}
-		pc, err := r.readCommit(parent)
+		pc, err := gitobject.ReadCommit(r, parent)
 		if err != nil {
 			return domain.Commit{}, fmt.Errorf("gogit: commit to %s: %w", ref, err)
 		}
@@ -174,7 +174,7 @@ func (b *Backend) CommitFiles(ctx context.Context, repo string, req domain.Commi
 	if err := casRef(r.dir, ref, id, head); err != nil {
 		return domain.Commit{}, err
 	}
-	c, err := r.readCommit(id)
+	c, err := gitobject.ReadCommit(r, id)
 	if err != nil {
 		return domain.Commit{}, fmt.Errorf("gogit: read new commit %s: %w", id, err)
 	}

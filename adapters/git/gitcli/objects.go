@@ -1,5 +1,0 @@
-package gitcli
-
-import "errors"
-
-var errNotCommit = errors.New("not a commit")
