@@ -12,6 +12,7 @@
 //	core/apijson   GitLab JSON entities several modules render (projects,
 //	               issues, merge requests, todos), with batch presenters
 //	core/issuable  rules issues and merge requests share
+//	core/retry     pacing of work redone after a lost race
 //	core/config    the typed configuration
 //
 // Core imports only the standard library, chi (in httpx), zap and fx. It

@@ -149,3 +149,22 @@ func StoreError(err error, what, doing string) error {
 	}
 	return fmt.Errorf("%s: %w", doing, err)
 }
+
+// FieldErrors collects model-validation messages per field, as GitLab
+// answers them in a 400 {"message": {"field": ["msg"]}}.
+type FieldErrors map[string][]string
+
+// Add records msgs for field (nothing when msgs is empty).
+func (f FieldErrors) Add(field string, msgs ...string) {
+	if len(msgs) > 0 {
+		f[field] = append(f[field], msgs...)
+	}
+}
+
+// Err is the 400 of the collected messages, nil when there are none.
+func (f FieldErrors) Err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return Validation(f)
+}

@@ -58,19 +58,19 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, in CreateIn
 	if in.Visibility == "" {
 		in.Visibility = domain.Private
 	}
-	fields := fieldErrors{}
-	fields.add("name", nameErrors(in.Name)...)
-	fields.add("path", domain.NamespacePathErrors(in.Path, parent == nil)...)
+	fields := core.FieldErrors{}
+	fields.Add("name", nameErrors(in.Name)...)
+	fields.Add("path", domain.NamespacePathErrors(in.Path, parent == nil)...)
 	if parent != nil {
 		if msg := parentVisibilityError(in.Visibility, parent); msg != "" {
-			fields.add("visibility_level", msg)
+			fields.Add("visibility_level", msg)
 		}
 		anc, err := s.p.Namespaces.AncestorIDs(ctx, []int64{parent.ID})
 		if err != nil {
 			return nil, fmt.Errorf("parent ancestors: %w", err)
 		}
 		if len(anc)+2 > maxDepth {
-			fields.add("parent_id", "has too deep level of nesting")
+			fields.Add("parent_id", "has too deep level of nesting")
 		}
 	}
 	if len(fields) > 0 {

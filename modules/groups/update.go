@@ -35,19 +35,19 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		return nil, in.Invalid
 	}
 	g := t.Group
-	fields := fieldErrors{}
+	fields := core.FieldErrors{}
 	if in.Name != nil {
-		fields.add("name", nameErrors(*in.Name)...)
+		fields.Add("name", nameErrors(*in.Name)...)
 	}
 	if in.Path != nil && *in.Path != g.Path {
-		fields.add("path", domain.NamespacePathErrors(*in.Path, g.ParentID == nil)...)
+		fields.Add("path", domain.NamespacePathErrors(*in.Path, g.ParentID == nil)...)
 	}
 	if in.Visibility != nil && *in.Visibility != g.Visibility {
 		msgs, err := s.visibilityErrors(ctx, g, *in.Visibility)
 		if err != nil {
 			return nil, err
 		}
-		fields.add("visibility_level", msgs...)
+		fields.Add("visibility_level", msgs...)
 	}
 	if len(fields) > 0 {
 		return nil, core.Validation(fields)

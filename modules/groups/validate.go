@@ -23,15 +23,6 @@ var nameRE = regexp.MustCompile(`^[\p{L}\p{M}\p{Nd}\p{Pd}_. ]*$`)
 
 const nameFormatMsg = "can contain only letters, digits, '_', '.', dash and space."
 
-// fieldErrors collects model-validation messages per field.
-type fieldErrors map[string][]string
-
-func (f fieldErrors) add(field string, msgs ...string) {
-	if len(msgs) > 0 {
-		f[field] = append(f[field], msgs...)
-	}
-}
-
 // nameErrors lists what is wrong with a group name.
 func nameErrors(name string) []string {
 	if strings.TrimSpace(name) == "" {

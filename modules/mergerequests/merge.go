@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/issuable"
+	"github.com/hearth-forge/hearth/core/retry"
 )
 
 // GitLab's answers to a merge that may not happen.
@@ -258,23 +257,10 @@ func (s *Service) mergeNow(ctx context.Context, by *domain.User, m *domain.Merge
 			}
 			return nil, backendErr(err, "move target branch")
 		}
-		if err := pause(ctx, attempt); err != nil {
+		if err := retry.Backoff(ctx, attempt); err != nil {
 			release("")
 			return nil, err
 		}
-	}
-}
-
-// pause waits a little, longer after each lost race.
-func pause(ctx context.Context, attempt int) error {
-	ceiling := min(10*time.Millisecond<<min(attempt, 7), time.Second)
-	t := time.NewTimer(time.Millisecond + rand.N(ceiling))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

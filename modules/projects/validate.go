@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -38,15 +39,6 @@ var reservedPaths = map[string]bool{
 	"create": true, "create_dir": true, "edit": true, "environments": true, "files": true,
 	"find_file": true, "gitlab-lfs": true, "info": true, "new": true, "preview": true,
 	"raw": true, "refs": true, "tree": true, "update": true, "wikis": true,
-}
-
-// fieldErrors collects model-validation messages per field.
-type fieldErrors map[string][]string
-
-func (f fieldErrors) add(field string, msgs ...string) {
-	if len(msgs) > 0 {
-		f[field] = append(f[field], msgs...)
-	}
 }
 
 // pathErrors lists what is wrong with a project path.
@@ -255,33 +247,33 @@ var latin = func() map[rune]string {
 
 // validate checks the given settings of p (already applied) as GitLab's
 // Project model does; ns is p's namespace, source its fork source if any.
-func (s *Service) validate(in *Settings, p *domain.Project, ns *domain.Namespace, source *domain.Project) fieldErrors {
-	fields := fieldErrors{}
+func (s *Service) validate(in *Settings, p *domain.Project, ns *domain.Namespace, source *domain.Project) core.FieldErrors {
+	fields := core.FieldErrors{}
 	if in.Name != nil {
-		fields.add("name", nameErrors(p.Name)...)
+		fields.Add("name", nameErrors(p.Name)...)
 	}
 	if in.Path != nil {
-		fields.add("path", pathErrors(p.Path)...)
+		fields.Add("path", pathErrors(p.Path)...)
 	}
 	if in.ImportURL != nil {
-		fields.add("import_url", importURLErrors(p.ImportURL)...)
+		fields.Add("import_url", importURLErrors(p.ImportURL)...)
 	}
 	if in.CIConfigPath != nil {
-		fields.add("ci_config_path", ciConfigPathErrors(p.CIConfigPath)...)
+		fields.Add("ci_config_path", ciConfigPathErrors(p.CIConfigPath)...)
 	}
 	if in.DefaultBranch != nil && !validBranch(p.DefaultBranch) {
-		fields.add("default_branch", "is invalid")
+		fields.Add("default_branch", "is invalid")
 	}
 	if in.TagList != nil {
 		for _, t := range p.TagList {
 			if len(t) > maxTagLength {
-				fields.add("tag_list", "is too long (maximum is 255 characters)")
+				fields.Add("tag_list", "is too long (maximum is 255 characters)")
 				break
 			}
 		}
 	}
 	if in.Visibility != nil {
-		fields.add("visibility_level", visibilityErrors(p.Visibility, ns, source)...)
+		fields.Add("visibility_level", visibilityErrors(p.Visibility, ns, source)...)
 	}
 	return fields
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
-	"time"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/retry"
 )
 
 // GitLab's messages (app/services/commits/*, app/services/files/*).
@@ -159,7 +158,7 @@ func retryOnMove(ctx context.Context, attempt func() (moved bool, err error)) er
 		if n+1 >= maxRefAttempts {
 			return core.Conflict(msgBranchMoved)
 		}
-		if err := backoff(ctx, n); err != nil {
+		if err := retry.Backoff(ctx, n); err != nil {
 			return err
 		}
 	}
@@ -179,19 +178,4 @@ func (s *Service) retryOnBranch(ctx context.Context, repo, branch string, attemp
 // retryable tells whether a ref write lost a race worth redoing.
 func retryable(err error) bool {
 	return errors.Is(err, core.ErrStale) || errors.Is(err, core.ErrConflict)
-}
-
-// backoff sleeps a little, longer after each lost race, or returns the
-// context's error.
-func backoff(ctx context.Context, attempt int) error {
-	ceiling := min(10*time.Millisecond<<min(attempt, 7), time.Second)
-	d := time.Millisecond + rand.N(ceiling)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

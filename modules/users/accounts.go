@@ -38,15 +38,15 @@ func (s *Service) CreateUser(ctx context.Context, actor *domain.Caller, in Creat
 	if strings.TrimSpace(in.Name) == "" && actor == nil {
 		in.Name = in.Username
 	}
-	errs := fieldErrors{}
+	errs := core.FieldErrors{}
 	for _, m := range usernameErrors(in.Username) {
-		errs.add("username", m)
+		errs.Add("username", m)
 	}
 	for _, m := range emailErrors(in.Email) {
-		errs.add("email", m)
+		errs.Add("email", m)
 	}
 	for _, m := range nameErrors(in.Name) {
-		errs.add("name", m)
+		errs.Add("name", m)
 	}
 	password := in.Password
 	if in.ResetPassword {
@@ -57,12 +57,12 @@ func (s *Service) CreateUser(ctx context.Context, actor *domain.Caller, in Creat
 		password = secret
 	} else {
 		for _, m := range passwordErrors(password) {
-			errs.add("password", m)
+			errs.Add("password", m)
 		}
 	}
 	in.Profile.check(errs)
 	if (deref(in.ExternUID, "") == "") != (deref(in.Provider, "") == "") {
-		errs.add("identities", "provide both extern_uid and provider, or neither")
+		errs.Add("identities", "provide both extern_uid and provider, or neither")
 	}
 	if len(errs) > 0 {
 		return nil, core.Validation(errs)
@@ -132,34 +132,34 @@ func (s *Service) UpdateUser(ctx context.Context, actor *domain.Caller, id int64
 	if _, err := s.p.Users.Get(ctx, id); err != nil {
 		return nil, core.StoreError(err, "User", "")
 	}
-	errs := fieldErrors{}
+	errs := core.FieldErrors{}
 	if in.Username != nil {
 		v := strings.TrimSpace(*in.Username)
 		in.Username = &v
 		for _, m := range usernameErrors(v) {
-			errs.add("username", m)
+			errs.Add("username", m)
 		}
 	}
 	if in.Email != nil {
 		v := NormalizeEmail(*in.Email)
 		in.Email = &v
 		for _, m := range emailErrors(v) {
-			errs.add("email", m)
+			errs.Add("email", m)
 		}
 	}
 	if in.Name != nil {
 		for _, m := range nameErrors(*in.Name) {
-			errs.add("name", m)
+			errs.Add("name", m)
 		}
 	}
 	if in.Password != nil {
 		for _, m := range passwordErrors(*in.Password) {
-			errs.add("password", m)
+			errs.Add("password", m)
 		}
 	}
 	in.Profile.check(errs)
 	if (in.ExternUID == nil) != (in.Provider == nil) || (in.ExternUID != nil && (*in.ExternUID == "") != (*in.Provider == "")) {
-		errs.add("identities", "provide both extern_uid and provider, or neither")
+		errs.Add("identities", "provide both extern_uid and provider, or neither")
 	}
 	if len(errs) > 0 {
 		return nil, core.Validation(errs)
@@ -227,12 +227,12 @@ func applyUpdate(u *domain.User, in UpdateUserInput, hash string, now time.Time)
 }
 
 // check adds the profile's problems to errs.
-func (p Profile) check(errs fieldErrors) {
+func (p Profile) check(errs core.FieldErrors) {
 	if p.Bio != nil && len([]rune(*p.Bio)) > maxBioLength {
-		errs.add("bio", fmt.Sprintf("is too long (maximum is %d characters)", maxBioLength))
+		errs.Add("bio", fmt.Sprintf("is too long (maximum is %d characters)", maxBioLength))
 	}
 	if p.ProjectsLimit != nil && (*p.ProjectsLimit < 0 || *p.ProjectsLimit > maxProjectsLimit) {
-		errs.add("projects_limit", "must be greater than or equal to 0")
+		errs.Add("projects_limit", "must be greater than or equal to 0")
 	}
 }
 

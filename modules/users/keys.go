@@ -12,8 +12,8 @@ import (
 )
 
 // keyInvalid is GitLab 9.x's answer to a key that does not parse.
-func keyInvalid() fieldErrors {
-	return fieldErrors{"key": {"is invalid"}, "fingerprint": {"cannot be generated"}}
+func keyInvalid() core.FieldErrors {
+	return core.FieldErrors{"key": {"is invalid"}, "fingerprint": {"cannot be generated"}}
 }
 
 // AddKey adds a public key to a user. Invalid keys and taken fingerprints are
@@ -22,24 +22,24 @@ func (s *Service) AddKey(ctx context.Context, userID int64, title, key string) (
 	if _, err := s.p.Users.Get(ctx, userID); err != nil {
 		return nil, core.StoreError(err, "User", "")
 	}
-	errs := fieldErrors{}
+	errs := core.FieldErrors{}
 	title = strings.TrimSpace(title)
 	switch {
 	case title == "":
-		errs.add("title", "can't be blank")
+		errs.Add("title", "can't be blank")
 	case len([]rune(title)) > maxTitleLength:
-		errs.add("title", fmt.Sprintf("is too long (maximum is %d characters)", maxTitleLength))
+		errs.Add("title", fmt.Sprintf("is too long (maximum is %d characters)", maxTitleLength))
 	}
 	var parsed *PublicKey
 	if len(NormalizeKey(key)) > maxKeyLength {
-		errs.add("key", fmt.Sprintf("is too long (maximum is %d characters)", maxKeyLength))
+		errs.Add("key", fmt.Sprintf("is too long (maximum is %d characters)", maxKeyLength))
 	} else {
 		var err error
 		parsed, err = ParsePublicKey(key)
 		var small *keyTooSmallError
 		switch {
 		case errors.As(err, &small):
-			errs.add("key", small.Error())
+			errs.Add("key", small.Error())
 		case err != nil:
 			for f, msgs := range keyInvalid() {
 				errs[f] = append(errs[f], msgs...)

@@ -104,16 +104,16 @@ func (s *Service) CreateToken(ctx context.Context, actor *domain.Caller, userID 
 	if err != nil {
 		return nil, "", err
 	}
-	errs := fieldErrors{}
+	errs := core.FieldErrors{}
 	if len([]rune(name)) > maxTokenName {
-		errs.add("name", fmt.Sprintf("is too long (maximum is %d characters)", maxTokenName))
+		errs.Add("name", fmt.Sprintf("is too long (maximum is %d characters)", maxTokenName))
 	}
 	now := s.now()
 	var expires *time.Time
 	if in.ExpiresAt != nil {
 		d := domain.DateOf(*in.ExpiresAt)
 		if d.Before(domain.DateOf(now)) {
-			errs.add("expires_at", "cannot be a date in the past")
+			errs.Add("expires_at", "cannot be a date in the past")
 		}
 		expires = &d
 	}

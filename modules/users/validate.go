@@ -22,11 +22,6 @@ const (
 // Devise's email rule, which GitLab uses.
 var emailRE = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
 
-// fieldErrors collects model-validation messages per field.
-type fieldErrors map[string][]string
-
-func (f fieldErrors) add(field, msg string) { f[field] = append(f[field], msg) }
-
 // usernameErrors lists what is wrong with a username, nil when it is fine:
 // a username is the path of a top-level namespace.
 func usernameErrors(username string) []string { return domain.NamespacePathErrors(username, true) }
