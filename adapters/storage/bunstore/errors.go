@@ -77,6 +77,22 @@ func writeErr(err error, parent string) error {
 	return err
 }
 
+// parentErr is writeErr for the rows whose foreign key names parent.
+func parentErr(parent string) func(error) error {
+	return func(err error) error { return writeErr(err, parent) }
+}
+
+// takenErr maps a unique violation to the conflict taken returns (the
+// table has one unique key) and other errors as parentErr(parent) does.
+func takenErr(taken func() error, parent string) func(error) error {
+	return func(err error) error {
+		if _, ok := uniqueViolation(err); ok {
+			return taken()
+		}
+		return writeErr(err, parent)
+	}
+}
+
 func conflict(detail string) error {
 	field, label, ok := takenField(detail)
 	if !ok {
