@@ -79,19 +79,16 @@ func (st *milestoneStore) Create(ctx context.Context, m *domain.Milestone) error
 	if m.State == "" {
 		m.State = domain.MilestoneActive
 	}
-	m.CreatedAt = orNow(m.CreatedAt)
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
+	m.CreatedAt, m.UpdatedAt = created(m.CreatedAt, m.UpdatedAt)
 	row := newMilestoneRow(m)
 	row.ID = 0
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		if err := db.NewRaw(`INSERT INTO milestone_iids (project_id, last_iid) VALUES (?, 1)
-ON CONFLICT (project_id) DO UPDATE SET last_iid = milestone_iids.last_iid + 1
-RETURNING last_iid`, m.ProjectID).Scan(ctx, &row.IID); err != nil {
-			return writeErr(err, "Project")
+		iid, err := nextIID(ctx, db, "milestone_iids", m.ProjectID)
+		if err != nil {
+			return err
 		}
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
+		row.IID = iid
+		_, err = db.NewInsert().Model(row).Returning("id").Exec(ctx)
 		return milestoneErr(err)
 	})
 	if err != nil {
