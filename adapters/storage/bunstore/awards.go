@@ -54,7 +54,7 @@ func errAwardTaken() error {
 func (st *awardStore) Create(ctx context.Context, a *domain.Award) error {
 	row := &awardRow{Name: a.Name, UserID: a.UserID, AwardableType: a.AwardableType, AwardableID: a.AwardableID}
 	row.CreatedAt, row.UpdatedAt = created(a.CreatedAt, a.UpdatedAt)
-	if err := st.s.insert(ctx, row, takenErr(errAwardTaken, "User"), "id"); err != nil {
+	if err := st.s.insert(ctx, row, takenErr("", errAwardTaken, "User"), "id"); err != nil {
 		return fmt.Errorf("bunstore: award %q to %s %d: %w", a.Name, a.AwardableType, a.AwardableID, err)
 	}
 	*a = row.domain()

@@ -82,11 +82,12 @@ func parentErr(parent string) func(error) error {
 	return func(err error) error { return writeErr(err, parent) }
 }
 
-// takenErr maps a unique violation to the conflict taken returns (the
-// table has one unique key) and other errors as parentErr(parent) does.
-func takenErr(taken func() error, parent string) func(error) error {
+// takenErr maps a unique violation whose detail names key ("" for any:
+// the table has one unique key) to the conflict taken returns, and other
+// errors as parentErr(parent) does.
+func takenErr(key string, taken func() error, parent string) func(error) error {
 	return func(err error) error {
-		if _, ok := uniqueViolation(err); ok {
+		if detail, ok := uniqueViolation(err); ok && strings.Contains(detail, key) {
 			return taken()
 		}
 		return writeErr(err, parent)

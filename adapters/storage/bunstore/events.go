@@ -86,18 +86,10 @@ func (st *eventStore) Create(ctx context.Context, e *domain.Event) error {
 // f.Readable.All. Confidential events need f.Viewer's leave too.
 func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.Event, int, error) {
 	q := st.s.Conn(ctx).NewSelect()
-	if f.AuthorID != 0 {
-		q = q.Where("author_id = ?", f.AuthorID)
-	}
-	if f.ProjectID != 0 {
-		q = q.Where("project_id = ?", f.ProjectID)
-	}
-	if f.Action != "" {
-		q = q.Where("action = ?", f.Action)
-	}
-	if f.TargetType != "" {
-		q = q.Where("target_type = ?", f.TargetType)
-	}
+	q = whereSet(q, "author_id = ?", f.AuthorID)
+	q = whereSet(q, "project_id = ?", f.ProjectID)
+	q = whereSet(q, "action = ?", f.Action)
+	q = whereSet(q, "target_type = ?", f.TargetType)
 	if f.Before != nil {
 		q = q.Where("created_at < ?", ts(*f.Before))
 	}

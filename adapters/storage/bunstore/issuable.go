@@ -207,12 +207,8 @@ func (k issuable[R, D]) list(ctx context.Context, db bun.IDB, f issuableFilter, 
 	if len(f.States) > 0 {
 		q = q.Where(c+"state IN (?)", bun.List(dedupeStrings(f.States)))
 	}
-	if f.AuthorID != 0 {
-		q = q.Where(c+"author_id = ?", f.AuthorID)
-	}
-	if f.AssigneeID != 0 {
-		q = q.Where(c+"assignee_id = ?", f.AssigneeID)
-	}
+	q = whereSet(q, c+"author_id = ?", f.AuthorID)
+	q = whereSet(q, c+"assignee_id = ?", f.AssigneeID)
 	if len(f.MilestoneIDs) > 0 {
 		q = q.Where(c+"milestone_id IN (?)", bun.List(dedupeIDs(f.MilestoneIDs)))
 	}

@@ -243,11 +243,7 @@ func (st *issueStore) List(ctx context.Context, f domain.IssueFilter) ([]domain.
 			q = whereReadable(q, f.Readable, "p.")
 		}
 		q = whereIssueViewer(q, f.Viewer, "i.")
-		if f.Search != "" {
-			pat := containsPattern(f.Search)
-			q = q.Where(`(lower(i.title) LIKE ? ESCAPE '\' OR lower(i.description) LIKE ? ESCAPE '\')`, pat, pat)
-		}
-		return q
+		return whereContains(q, f.Search, "i.title", "i.description")
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list issues: %w", err)
@@ -258,22 +254,14 @@ func (st *issueStore) List(ctx context.Context, f domain.IssueFilter) ([]domain.
 // CountOpen groups the open issues of projectIDs that viewer may see in
 // one query.
 func (st *issueStore) CountOpen(ctx context.Context, projectIDs []int64, viewer domain.IssueViewer) (map[int64]int, error) {
-	out := map[int64]int{}
 	if len(projectIDs) == 0 {
-		return out, nil
-	}
-	var counts []struct {
-		ProjectID int64 `bun:"project_id"`
-		N         int   `bun:"n"`
+		return map[int64]int{}, nil
 	}
 	q := st.s.Conn(ctx).NewSelect().Model((*issueRow)(nil)).
-		Column("i.project_id").ColumnExpr("count(*) AS n").
 		Where("i.project_id IN (?) AND i.state IN (?)", bun.List(dedupeIDs(projectIDs)), openIssueStates)
-	if err := whereIssueViewer(q, viewer, "i.").Group("i.project_id").Scan(ctx, &counts); err != nil {
+	out, err := countBy(ctx, whereIssueViewer(q, viewer, "i."), "i.project_id")
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: count open issues of %d projects: %w", len(projectIDs), err)
-	}
-	for _, c := range counts {
-		out[c.ProjectID] = c.N
 	}
 	return out, nil
 }

@@ -65,12 +65,7 @@ var labelTable = tableOf("Label", (*projectLabelRow).domain)
 type labelStore struct{ s *Store }
 
 // labelErr maps a write error: a unique violation can only be the name.
-func labelErr(err error) error {
-	if detail, ok := uniqueViolation(err); ok && strings.Contains(detail, "name") {
-		return core.Conflict("Label already exists")
-	}
-	return writeErr(err, "Project")
-}
+var labelErr = takenErr("name", func() error { return core.Conflict("Label already exists") }, "Project")
 
 // Create inserts l; zero times are now. An unknown project is
 // core.ErrNotFound.

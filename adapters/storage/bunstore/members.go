@@ -94,7 +94,7 @@ func errShareExists() error {
 func (st *memberStore) Add(ctx context.Context, m *domain.Member) error {
 	m.CreatedAt = orNow(m.CreatedAt)
 	row := newMemberRow(m)
-	if err := st.s.insert(ctx, row, takenErr(errMemberExists, "User")); err != nil {
+	if err := st.s.insert(ctx, row, takenErr("", errMemberExists, "User")); err != nil {
 		return fmt.Errorf("bunstore: add member %d to %s %d: %w", m.UserID, m.Source, m.SourceID, err)
 	}
 	*m = row.domain()
@@ -141,9 +141,7 @@ func (st *memberStore) List(ctx context.Context, src domain.MemberSource, source
 		Where("m.source = ? AND m.source_id = ?", string(src), sourceID).
 		Order("m.user_id")
 	if search != "" {
-		pat := containsPattern(search)
-		q = q.Join("JOIN users AS u ON u.id = m.user_id").
-			Where(`(lower(u.username) LIKE ? ESCAPE '\' OR lower(u.name) LIKE ? ESCAPE '\')`, pat, pat)
+		q = whereContains(q.Join("JOIN users AS u ON u.id = m.user_id"), search, "u.username", "u.name")
 	}
 	out, n, err := memberTable.page(ctx, q, p)
 	if err != nil {

@@ -315,13 +315,8 @@ func (st *mergeRequestStore) List(ctx context.Context, f domain.MergeRequestFilt
 			readable := whereReadable(db.NewSelect().Table("projects").Column("id"), f.Readable, "")
 			q = q.Where("mr.project_id IN (?)", readable)
 		}
-		if f.SourceBranch != "" {
-			q = q.Where("mr.source_branch = ?", f.SourceBranch)
-		}
-		if f.TargetBranch != "" {
-			q = q.Where("mr.target_branch = ?", f.TargetBranch)
-		}
-		return q
+		q = whereSet(q, "mr.source_branch = ?", f.SourceBranch)
+		return whereSet(q, "mr.target_branch = ?", f.TargetBranch)
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list merge requests: %w", err)

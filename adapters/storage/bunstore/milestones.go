@@ -3,7 +3,6 @@ package bunstore
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -65,12 +64,7 @@ type milestoneStore struct{ s *Store }
 
 // milestoneErr maps a write error: the only unique index a write can break
 // (IIDs come from the counter) is the title's.
-func milestoneErr(err error) error {
-	if detail, ok := uniqueViolation(err); ok && strings.Contains(detail, "title") {
-		return core.Conflict("Milestone already exists")
-	}
-	return writeErr(err, "Project")
-}
+var milestoneErr = takenErr("title", func() error { return core.Conflict("Milestone already exists") }, "Project")
 
 // Create takes the next IID from the project's counter row in the
 // transaction that inserts the milestone. An empty State is active; a zero
@@ -168,16 +162,9 @@ func (st *milestoneStore) List(ctx context.Context, f domain.MilestoneFilter) ([
 	if len(f.IIDs) > 0 {
 		q = q.Where("ms.iid IN (?)", bun.List(dedupeIDs(f.IIDs)))
 	}
-	if f.State != "" {
-		q = q.Where("ms.state = ?", f.State)
-	}
-	if f.Title != "" {
-		q = q.Where("ms.title = ?", f.Title)
-	}
-	if f.Search != "" {
-		pat := containsPattern(f.Search)
-		q = q.Where(`(lower(ms.title) LIKE ? ESCAPE '\' OR lower(ms.description) LIKE ? ESCAPE '\')`, pat, pat)
-	}
+	q = whereSet(q, "ms.state = ?", f.State)
+	q = whereSet(q, "ms.title = ?", f.Title)
+	q = whereContains(q, f.Search, "ms.title", "ms.description")
 	q = q.OrderExpr("ms.due_date IS NULL, ms.due_date, ms.id")
 	out, n, err := milestoneTable.page(ctx, q, f.Page)
 	if err != nil {

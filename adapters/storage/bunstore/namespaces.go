@@ -406,10 +406,7 @@ func (st *namespaceStore) ListGroups(ctx context.Context, f domain.GroupFilter) 
 	if f.TopLevel {
 		q = q.Where("n.parent_id IS NULL")
 	}
-	if f.Search != "" {
-		p := containsPattern(f.Search)
-		q = q.Where(`(lower(n.name) LIKE ? ESCAPE '\' OR lower(n.path) LIKE ? ESCAPE '\')`, p, p)
-	}
+	q = whereContains(q, f.Search, "n.name", "n.path")
 	q = q.OrderExpr(orderBy(f.Ascending, col, "n.id"))
 	out, n, err := namespaceTable.page(ctx, q, f.Page)
 	if err != nil {
@@ -427,10 +424,7 @@ func (st *namespaceStore) Search(ctx context.Context, search string, ids []int64
 	if len(ids) > 0 {
 		q = q.Where("n.id IN (?)", bun.List(dedupeIDs(ids)))
 	}
-	if search != "" {
-		pat := containsPattern(search)
-		q = q.Where(`(lower(n.name) LIKE ? ESCAPE '\' OR lower(n.path) LIKE ? ESCAPE '\')`, pat, pat)
-	}
+	q = whereContains(q, search, "n.name", "n.path")
 	out, n, err := namespaceTable.page(ctx, q, p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: search namespaces: %w", err)

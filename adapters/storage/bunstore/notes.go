@@ -145,23 +145,14 @@ func (st *noteStore) DeleteNoteable(ctx context.Context, noteableType string, no
 
 // CountUserNotes groups the non-system notes of ids in one query.
 func (st *noteStore) CountUserNotes(ctx context.Context, noteableType string, ids []int64) (map[int64]int, error) {
-	out := map[int64]int{}
 	if len(ids) == 0 {
-		return out, nil
+		return map[int64]int{}, nil
 	}
-	var counts []struct {
-		ID int64 `bun:"noteable_id"`
-		N  int   `bun:"n"`
-	}
-	err := st.s.Conn(ctx).NewSelect().Model((*noteRow)(nil)).
-		Column("n.noteable_id").ColumnExpr("count(*) AS n").
-		Where("n.noteable_type = ? AND n.noteable_id IN (?) AND n.system = ?", noteableType, bun.List(dedupeIDs(ids)), false).
-		Group("n.noteable_id").Scan(ctx, &counts)
+	q := st.s.Conn(ctx).NewSelect().Model((*noteRow)(nil)).
+		Where("n.noteable_type = ? AND n.noteable_id IN (?) AND n.system = ?", noteableType, bun.List(dedupeIDs(ids)), false)
+	out, err := countBy(ctx, q, "n.noteable_id")
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: count notes of %d %s: %w", len(ids), noteableType, err)
-	}
-	for _, c := range counts {
-		out[c.ID] = c.N
 	}
 	return out, nil
 }

@@ -349,19 +349,12 @@ func (st *projectStore) List(ctx context.Context, f domain.ProjectFilter) ([]dom
 	if len(f.OnlyIDs) > 0 {
 		q = q.Where("p.id IN (?)", bun.List(dedupeIDs(f.OnlyIDs)))
 	}
-	if f.StarredBy != 0 {
-		q = q.Where("p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)", f.StarredBy)
-	}
+	q = whereSet(q, "p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)", f.StarredBy)
 	if f.Archived != nil {
 		q = q.Where("p.archived = ?", *f.Archived)
 	}
-	if f.Visibility != "" {
-		q = q.Where("p.visibility = ?", string(f.Visibility))
-	}
-	if f.Search != "" {
-		pat := containsPattern(f.Search)
-		q = q.Where(`(lower(p.name) LIKE ? ESCAPE '\' OR lower(p.path) LIKE ? ESCAPE '\' OR lower(p.description) LIKE ? ESCAPE '\')`, pat, pat, pat)
-	}
+	q = whereSet(q, "p.visibility = ?", string(f.Visibility))
+	q = whereContains(q, f.Search, "p.name", "p.path", "p.description")
 	if f.WithIssuesEnabled {
 		q = q.Where("p.issues_enabled = ?", true)
 	}

@@ -132,7 +132,7 @@ func errReleaseExists() error {
 func (st *releaseStore) Create(ctx context.Context, r domain.Release) (domain.Release, error) {
 	row := &releaseRow{ProjectID: r.ProjectID, TagName: r.TagName, Description: r.Description}
 	row.CreatedAt, row.UpdatedAt = created(r.CreatedAt, r.UpdatedAt)
-	if err := st.s.insert(ctx, row, takenErr(errReleaseExists, "Project")); err != nil {
+	if err := st.s.insert(ctx, row, takenErr("", errReleaseExists, "Project")); err != nil {
 		return domain.Release{}, fmt.Errorf("bunstore: create release of tag %q in project %d: %w", r.TagName, r.ProjectID, err)
 	}
 	return row.domain(), nil

@@ -130,18 +130,10 @@ func (st *todoStore) List(ctx context.Context, f domain.TodoFilter) ([]domain.To
 		state = domain.TodoPending
 	}
 	q := st.s.Conn(ctx).NewSelect().Where("td.user_id = ? AND td.state = ?", f.UserID, state)
-	if f.Action != "" {
-		q = q.Where("td.action = ?", f.Action)
-	}
-	if f.AuthorID != 0 {
-		q = q.Where("td.author_id = ?", f.AuthorID)
-	}
-	if f.ProjectID != 0 {
-		q = q.Where("td.project_id = ?", f.ProjectID)
-	}
-	if f.TargetType != "" {
-		q = q.Where("td.target_type = ?", f.TargetType)
-	}
+	q = whereSet(q, "td.action = ?", f.Action)
+	q = whereSet(q, "td.author_id = ?", f.AuthorID)
+	q = whereSet(q, "td.project_id = ?", f.ProjectID)
+	q = whereSet(q, "td.target_type = ?", f.TargetType)
 	q = q.OrderExpr("td.created_at DESC, td.id DESC")
 	out, n, err := todoTable.page(ctx, q, f.Page)
 	if err != nil {

@@ -93,9 +93,7 @@ func (st *tokenStore) getWhere(ctx context.Context, op, where string, arg any) (
 // inactive is the complement. A zero f.Now means the current time.
 func (st *tokenStore) List(ctx context.Context, f ports.TokenFilter) ([]domain.Token, int, error) {
 	q := st.s.Conn(ctx).NewSelect().Order("id")
-	if f.UserID != 0 {
-		q = q.Where("user_id = ?", f.UserID)
-	}
+	q = whereSet(q, "user_id = ?", f.UserID)
 	if len(f.Kinds) > 0 {
 		kinds := make([]string, len(f.Kinds))
 		for i, k := range f.Kinds {

@@ -265,19 +265,10 @@ func (st *userStore) List(ctx context.Context, f domain.UserFilter) ([]domain.Us
 	if f.Blocked {
 		q = q.Where("state IN (?)", bun.List([]string{string(domain.UserBlocked), string(domain.UserLDAPBlocked)}))
 	}
-	if f.Search != "" {
-		p := containsPattern(f.Search)
-		q = q.Where(`(lower(username) LIKE ? ESCAPE '\' OR lower(name) LIKE ? ESCAPE '\' OR lower(email) LIKE ? ESCAPE '\')`, p, p, p)
-	}
-	if f.Username != "" {
-		q = q.Where("lower(username) = lower(?)", f.Username)
-	}
-	if f.ExternUID != "" {
-		q = q.Where("extern_uid = ?", f.ExternUID)
-	}
-	if f.Provider != "" {
-		q = q.Where("provider = ?", f.Provider)
-	}
+	q = whereContains(q, f.Search, "username", "name", "email")
+	q = whereSet(q, "lower(username) = lower(?)", f.Username)
+	q = whereSet(q, "extern_uid = ?", f.ExternUID)
+	q = whereSet(q, "provider = ?", f.Provider)
 	if f.External {
 		q = q.Where("external = ?", true)
 	}
