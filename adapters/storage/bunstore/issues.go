@@ -90,7 +90,7 @@ type issueLabelRow struct {
 // openIssueStates are the states counted as open.
 var openIssueStates = bun.List([]string{domain.IssueOpened, domain.IssueReopened})
 
-var issues = issuable[issueRow, domain.Issue]{
+var issueKind = issuable[issueRow, domain.Issue]{
 	typ: domain.TargetIssue, what: "Issue", alias: "i", iids: "issue_iids", labels: issueLabelLinks,
 	columns: func(q *bun.SelectQuery) *bun.SelectQuery { return q.ColumnExpr("i.*") },
 	id:      func(r *issueRow) int64 { return r.ID },
@@ -132,7 +132,7 @@ func (st *issueStore) Create(ctx context.Context, i *domain.Issue) error {
 	labels := normLabels(i.Labels)
 	row := newIssueRow(i)
 	row.ID = 0
-	err := issues.create(ctx, st.s, i.ProjectID, row, &row.IID, labels, func(ctx context.Context, db bun.IDB) error {
+	err := issueKind.create(ctx, st.s, i.ProjectID, row, &row.IID, labels, func(ctx context.Context, db bun.IDB) error {
 		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
 		return writeErr(err, "User")
 	})
@@ -154,7 +154,7 @@ func (st *issueStore) Get(ctx context.Context, projectID, iid int64) (*domain.Is
 // one reads an issue with its labels; lock takes the row lock when the
 // store uses them.
 func (st *issueStore) one(ctx context.Context, db bun.IDB, lock bool, projectID, iid int64) (*domain.Issue, error) {
-	return issues.one(ctx, st.s, db, lock, "i.project_id = ? AND i.iid = ?", projectID, iid)
+	return issueKind.one(ctx, st.s, db, lock, "i.project_id = ? AND i.iid = ?", projectID, iid)
 }
 
 // GetMany orders by ID; unknown IDs are skipped.
@@ -162,7 +162,7 @@ func (st *issueStore) GetMany(ctx context.Context, ids []int64) ([]domain.Issue,
 	if len(ids) == 0 {
 		return []domain.Issue{}, nil
 	}
-	out, err := issues.find(ctx, st.s.Conn(ctx), "i.id", "i.id IN (?)", bun.List(dedupeIDs(ids)))
+	out, err := issueKind.find(ctx, st.s.Conn(ctx), "i.id", "i.id IN (?)", bun.List(dedupeIDs(ids)))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get %d issues: %w", len(ids), err)
 	}
@@ -174,7 +174,7 @@ func (st *issueStore) ByIIDs(ctx context.Context, projectID int64, iids []int64)
 	if len(iids) == 0 {
 		return []domain.Issue{}, nil
 	}
-	out, err := issues.find(ctx, st.s.Conn(ctx), "i.id", "i.project_id = ? AND i.iid IN (?)", projectID, bun.List(dedupeIDs(iids)))
+	out, err := issueKind.find(ctx, st.s.Conn(ctx), "i.id", "i.project_id = ? AND i.iid IN (?)", projectID, bun.List(dedupeIDs(iids)))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get %d issues of project %d: %w", len(iids), projectID, err)
 	}
@@ -217,7 +217,7 @@ func (st *issueStore) Update(ctx context.Context, projectID, iid int64, fn func(
 // to it: its notes (and their awards), awards, todos and subscriptions.
 // Its labels go by ON DELETE CASCADE.
 func (st *issueStore) Delete(ctx context.Context, projectID, iid int64) error {
-	if err := issues.delete(ctx, st.s, projectID, iid); err != nil {
+	if err := issueKind.delete(ctx, st.s, projectID, iid); err != nil {
 		return fmt.Errorf("bunstore: delete issue #%d of project %d: %w", iid, projectID, err)
 	}
 	return nil
@@ -235,7 +235,7 @@ func (st *issueStore) List(ctx context.Context, f domain.IssueFilter) ([]domain.
 	common := issuableFilter{IIDs: f.IIDs, States: states, AuthorID: f.AuthorID, AssigneeID: f.AssigneeID,
 		MilestoneIDs: f.MilestoneIDs, NoMilestone: f.NoMilestone, Labels: f.Labels, NoLabels: f.NoLabels,
 		CreatedAfter: f.CreatedAfter, CreatedBefore: f.CreatedBefore, OrderBy: f.OrderBy, Ascending: f.Ascending, Page: f.Page}
-	out, n, err := issues.list(ctx, st.s.Conn(ctx), common, func(q *bun.SelectQuery) *bun.SelectQuery {
+	out, n, err := issueKind.list(ctx, st.s.Conn(ctx), common, func(q *bun.SelectQuery) *bun.SelectQuery {
 		if f.ProjectID != 0 {
 			q = q.Where("i.project_id = ?", f.ProjectID)
 		} else {

@@ -138,9 +138,9 @@ func (r *mergeRequestRow) domain(labels []string) domain.MergeRequest {
 // match the predicate of merge_requests_open_key.
 var openStates = bun.List([]string{string(domain.MROpened), string(domain.MRReopened)})
 
-// mergeRequests selects the row's stored columns with ExcludeColumn()
+// mergeRequestKind selects the row's stored columns with ExcludeColumn()
 // (not mr.*, whose unused vote columns would clash with the computed ones).
-var mergeRequests = issuable[mergeRequestRow, domain.MergeRequest]{
+var mergeRequestKind = issuable[mergeRequestRow, domain.MergeRequest]{
 	typ: domain.TargetMergeRequest, what: "Merge Request", alias: "mr", iids: "merge_request_iids", labels: mergeRequestLabelLinks,
 	columns: func(q *bun.SelectQuery) *bun.SelectQuery { return q.ExcludeColumn() },
 	id:      func(r *mergeRequestRow) int64 { return r.ID },
@@ -173,7 +173,7 @@ func (st *mergeRequestStore) Create(ctx context.Context, m *domain.MergeRequest)
 	labels := normLabels(m.Labels)
 	row := newMergeRequestRow(m)
 	row.ID, row.UserNotesCount, row.Upvotes, row.Downvotes = 0, 0, 0, 0
-	err := mergeRequests.create(ctx, st.s, m.ProjectID, row, &row.IID, labels, func(ctx context.Context, _ bun.IDB) error {
+	err := mergeRequestKind.create(ctx, st.s, m.ProjectID, row, &row.IID, labels, func(ctx context.Context, _ bun.IDB) error {
 		if err := st.s.insert(ctx, row, nil, "id"); err != nil {
 			return st.writeErr(ctx, err, row)
 		}
@@ -217,7 +217,7 @@ func (st *mergeRequestStore) writeErr(ctx context.Context, err error, row *merge
 }
 
 func (st *mergeRequestStore) Get(ctx context.Context, projectID, iid int64) (*domain.MergeRequest, error) {
-	m, err := st.one(ctx, st.s.Conn(ctx), false, "mr.project_id = ? AND mr.iid = ?", projectID, iid)
+	m, err := mergeRequestKind.one(ctx, st.s, st.s.Conn(ctx), false, "mr.project_id = ? AND mr.iid = ?", projectID, iid)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get merge request !%d of project %d: %w", iid, projectID, err)
 	}
@@ -225,17 +225,11 @@ func (st *mergeRequestStore) Get(ctx context.Context, projectID, iid int64) (*do
 }
 
 func (st *mergeRequestStore) GetByID(ctx context.Context, id int64) (*domain.MergeRequest, error) {
-	m, err := st.one(ctx, st.s.Conn(ctx), false, "mr.id = ?", id)
+	m, err := mergeRequestKind.one(ctx, st.s, st.s.Conn(ctx), false, "mr.id = ?", id)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get merge request %d: %w", id, err)
 	}
 	return m, nil
-}
-
-// one reads the merge request where selects, with its labels; lock takes
-// the row lock when the store uses them.
-func (st *mergeRequestStore) one(ctx context.Context, db bun.IDB, lock bool, where string, args ...any) (*domain.MergeRequest, error) {
-	return mergeRequests.one(ctx, st.s, db, lock, where, args...)
 }
 
 // GetMany orders by ID; unknown IDs are skipped.
@@ -243,7 +237,7 @@ func (st *mergeRequestStore) GetMany(ctx context.Context, ids []int64) ([]domain
 	if len(ids) == 0 {
 		return []domain.MergeRequest{}, nil
 	}
-	out, err := mergeRequests.find(ctx, st.s.Conn(ctx), "mr.id", "mr.id IN (?)", bun.List(dedupeIDs(ids)))
+	out, err := mergeRequestKind.find(ctx, st.s.Conn(ctx), "mr.id", "mr.id IN (?)", bun.List(dedupeIDs(ids)))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get %d merge requests: %w", len(ids), err)
 	}
@@ -256,7 +250,7 @@ func (st *mergeRequestStore) GetMany(ctx context.Context, ids []int64) ([]domain
 // returned as is.
 func (st *mergeRequestStore) Update(ctx context.Context, projectID, iid int64, fn func(m *domain.MergeRequest) error) (*domain.MergeRequest, error) {
 	load := func(ctx context.Context, db bun.IDB) (*domain.MergeRequest, error) {
-		return st.one(ctx, db, true, "mr.project_id = ? AND mr.iid = ?", projectID, iid)
+		return mergeRequestKind.one(ctx, st.s, db, true, "mr.project_id = ? AND mr.iid = ?", projectID, iid)
 	}
 	edit := func(m *domain.MergeRequest) error {
 		m.Labels = append([]string(nil), m.Labels...)
@@ -290,7 +284,7 @@ func (st *mergeRequestStore) Update(ctx context.Context, projectID, iid int64, f
 // and its notes (with their awards), awards, todos and subscriptions,
 // which have no foreign key to it, in the same transaction.
 func (st *mergeRequestStore) Delete(ctx context.Context, projectID, iid int64) error {
-	if err := mergeRequests.delete(ctx, st.s, projectID, iid); err != nil {
+	if err := mergeRequestKind.delete(ctx, st.s, projectID, iid); err != nil {
 		return fmt.Errorf("bunstore: delete merge request !%d of project %d: %w", iid, projectID, err)
 	}
 	return nil
@@ -308,7 +302,7 @@ func (st *mergeRequestStore) List(ctx context.Context, f domain.MergeRequestFilt
 		MilestoneIDs: f.MilestoneIDs, NoMilestone: f.NoMilestone, Labels: f.Labels, NoLabels: f.NoLabels,
 		CreatedAfter: f.CreatedAfter, CreatedBefore: f.CreatedBefore, OrderBy: f.OrderBy, Ascending: f.Ascending, Page: f.Page}
 	db := st.s.Conn(ctx)
-	out, n, err := mergeRequests.list(ctx, db, common, func(q *bun.SelectQuery) *bun.SelectQuery {
+	out, n, err := mergeRequestKind.list(ctx, db, common, func(q *bun.SelectQuery) *bun.SelectQuery {
 		if f.ProjectID != 0 {
 			q = q.Where("mr.project_id = ?", f.ProjectID)
 		} else if !f.Readable.All {
@@ -328,7 +322,7 @@ func (st *mergeRequestStore) List(ctx context.Context, f domain.MergeRequestFilt
 // project (the merge request may target another project) and the target
 // branch in projectID as the target; ordered by ID.
 func (st *mergeRequestStore) OpenOnBranch(ctx context.Context, projectID int64, branch string) ([]domain.MergeRequest, error) {
-	out, err := mergeRequests.find(ctx, st.s.Conn(ctx), "mr.id",
+	out, err := mergeRequestKind.find(ctx, st.s.Conn(ctx), "mr.id",
 		"mr.state IN (?) AND ((mr.source_project_id = ? AND mr.source_branch = ?) OR (mr.project_id = ? AND mr.target_branch = ?))",
 		openStates, projectID, branch, projectID, branch)
 	if err != nil {
@@ -339,7 +333,7 @@ func (st *mergeRequestStore) OpenOnBranch(ctx context.Context, projectID int64, 
 
 // Locked orders by LockedAt, oldest first.
 func (st *mergeRequestStore) Locked(ctx context.Context, before time.Time) ([]domain.MergeRequest, error) {
-	out, err := mergeRequests.find(ctx, st.s.Conn(ctx), "mr.locked_at, mr.id", "mr.locked_at IS NOT NULL AND mr.locked_at < ?", ts(before))
+	out, err := mergeRequestKind.find(ctx, st.s.Conn(ctx), "mr.locked_at, mr.id", "mr.locked_at IS NOT NULL AND mr.locked_at < ?", ts(before))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: merge requests locked before %v: %w", before, err)
 	}
