@@ -38,34 +38,23 @@ func (r *awardRow) domain() domain.Award {
 	}
 }
 
+var awardTable = tableOf("Award Emoji", (*awardRow).domain)
+
 type awardStore struct{ s *Store }
+
+// errAwardTaken is the conflict of a second identical award.
+func errAwardTaken() error {
+	return &core.Error{Kind: core.ErrConflict, Msg: "Name has already been taken",
+		Fields: map[string][]string{"name": {"has already been taken"}}}
+}
 
 // Create inserts a; a zero CreatedAt is now and a zero UpdatedAt is
 // CreatedAt. The same user, awardable and name again is core.ErrConflict
 // (award_emoji_user_awardable_name_key); an unknown user core.ErrNotFound.
 func (st *awardStore) Create(ctx context.Context, a *domain.Award) error {
-	row := &awardRow{
-		Name:          a.Name,
-		UserID:        a.UserID,
-		AwardableType: a.AwardableType,
-		AwardableID:   a.AwardableID,
-		CreatedAt:     orNow(a.CreatedAt),
-	}
-	row.UpdatedAt = row.CreatedAt
-	if !a.UpdatedAt.IsZero() {
-		row.UpdatedAt = ts(a.UpdatedAt)
-	}
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
-		return err
-	})
-	if _, dup := uniqueViolation(err); dup {
-		err = &core.Error{Kind: core.ErrConflict, Msg: "Name has already been taken",
-			Fields: map[string][]string{"name": {"has already been taken"}}}
-	} else {
-		err = writeErr(err, "User")
-	}
-	if err != nil {
+	row := &awardRow{Name: a.Name, UserID: a.UserID, AwardableType: a.AwardableType, AwardableID: a.AwardableID}
+	row.CreatedAt, row.UpdatedAt = created(a.CreatedAt, a.UpdatedAt)
+	if err := st.s.insert(ctx, row, takenErr("", errAwardTaken, "User"), "id"); err != nil {
 		return fmt.Errorf("bunstore: award %q to %s %d: %w", a.Name, a.AwardableType, a.AwardableID, err)
 	}
 	*a = row.domain()
@@ -74,26 +63,17 @@ func (st *awardStore) Create(ctx context.Context, a *domain.Award) error {
 
 // List orders by creation, ID breaking ties (award_emoji_awardable_idx).
 func (st *awardStore) List(ctx context.Context, awardableType string, awardableID int64) ([]domain.Award, error) {
-	rows := []awardRow{}
-	err := st.s.Conn(ctx).NewSelect().Model(&rows).
+	out, err := awardTable.list(ctx, st.s.Conn(ctx).NewSelect().
 		Where("a.awardable_type = ? AND a.awardable_id = ?", awardableType, awardableID).
-		Order("a.created_at", "a.id").Scan(ctx)
+		Order("a.created_at", "a.id"))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: awards of %s %d: %w", awardableType, awardableID, err)
-	}
-	out := make([]domain.Award, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, nil
 }
 
 func (st *awardStore) Delete(ctx context.Context, id int64) error {
-	res, err := st.s.Conn(ctx).NewDelete().Model((*awardRow)(nil)).Where("id = ?", id).Exec(ctx)
-	if err == nil {
-		err = mustAffect(res, "Award Emoji")
-	}
-	if err != nil {
+	if err := awardTable.deleteOne(ctx, st.s.Conn(ctx), "id = ?", id); err != nil {
 		return fmt.Errorf("bunstore: delete award %d: %w", id, err)
 	}
 	return nil

@@ -1,7 +1,7 @@
-// Package bunstore implements Hearth's store ports (users, keys, emails,
-// tokens, events, namespaces, projects, members), the transaction manager
-// and the readiness pinger over github.com/uptrace/bun, for both SQLite and
-// Postgres.
+// Package bunstore implements Hearth's store ports (one per Store method:
+// users, namespaces, projects, issues, merge requests ...), the transaction
+// manager and the readiness pinger over github.com/uptrace/bun, for both
+// SQLite and Postgres.
 //
 // The domain has no database tags, so every table has a private row struct
 // here with bun tags and two mapping functions. Times are stored in UTC with
@@ -29,6 +29,27 @@
 // which WithRowLocks turns on (SELECT ... FOR NO KEY UPDATE, the row lock an
 // UPDATE that keeps the key takes, so concurrent inserts referencing the row
 // are not blocked).
+//
+// # Writing a store
+//
+// Stores differ in their queries, not in how they run them, so each keeps
+// only its own SQL and error context and leaves the rest to shared
+// helpers:
+//
+//   - table (rows.go) ties a row struct to its domain value and to the name
+//     a missing row has: get (one row or core.ErrNotFound), list, page (the
+//     count, then one page), byIDs, save, deleteOne, mustExist, moveForward.
+//   - modify (modify.go) is the read-modify-write behind every Update: the
+//     row read under forUpdate's lock, the caller's function on a copy,
+//     the store's save, the caller's error returned as is.
+//   - Store.insert adds a row in one guarded statement; parentErr and
+//     takenErr (errors.go) map its violations to GitLab's errors.
+//   - issuable (issuable.go) is what issues and merge requests share:
+//     per-project numbering (nextIID, milestones use it too), reads with
+//     the notes count, votes and labels, deletion with the rows that hang
+//     on them, and the list filters.
+//   - whereSet, whereContains (filters.go) and whereReadable (scope.go)
+//     build the list filters; countBy the grouped counts.
 //
 // # Namespaces, projects and memberships
 //
@@ -76,8 +97,9 @@
 //     a line "--bun:split"; prefer CREATE ... IF NOT EXISTS.
 //  3. Name unique indexes <table>_<what>_key and teach takenField (errors.go)
 //     which GitLab field each guards, so violations map to the field map.
-//  4. Add the row struct and the store in a file of their own (projects.go)
-//     with its compile-time port check, and run RunStoreSuite on both dialects.
+//  4. Add the row struct, its table (tableOf) and the store in a file of
+//     their own (projects.go) with its compile-time port check, and run
+//     RunStoreSuite on both dialects.
 //
 // Never edit a migration that has shipped: add another. TestMigrationsRender
 // checks that every file is numbered in sequence and renders for both

@@ -29,15 +29,13 @@ func (r *emailRow) domain() domain.Email {
 	return domain.Email{ID: r.ID, UserID: r.UserID, Email: r.Email, CreatedAt: r.CreatedAt.UTC()}
 }
 
+var emailTable = tableOf("Email", (*emailRow).domain)
+
 type emailStore struct{ s *Store }
 
 func (st *emailStore) Create(ctx context.Context, e *domain.Email) error {
 	row := &emailRow{UserID: e.UserID, Email: e.Email, CreatedAt: orNow(e.CreatedAt)}
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
-		return writeErr(err, "User")
-	})
-	if err != nil {
+	if err := st.s.insert(ctx, row, parentErr("User"), "id"); err != nil {
 		return fmt.Errorf("bunstore: create email for user %d: %w", e.UserID, err)
 	}
 	*e = row.domain()
@@ -45,36 +43,24 @@ func (st *emailStore) Create(ctx context.Context, e *domain.Email) error {
 }
 
 func (st *emailStore) Get(ctx context.Context, id int64) (*domain.Email, error) {
-	row := new(emailRow)
-	err := st.s.Conn(ctx).NewSelect().Model(row).Where("id = ? AND is_primary = ?", id, false).Scan(ctx)
+	e, err := emailTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("id = ? AND is_primary = ?", id, false))
 	if err != nil {
-		return nil, fmt.Errorf("bunstore: get email %d: %w", id, readErr(err, "Email"))
+		return nil, fmt.Errorf("bunstore: get email %d: %w", id, err)
 	}
-	e := row.domain()
-	return &e, nil
+	return e, nil
 }
 
 func (st *emailStore) ListByUser(ctx context.Context, userID int64, p domain.Page) ([]domain.Email, int, error) {
-	var rows []emailRow
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).
-		Where("user_id = ? AND is_primary = ?", userID, false).Order("id")
-	n, err := page(ctx, q, p)
+	q := st.s.Conn(ctx).NewSelect().Where("user_id = ? AND is_primary = ?", userID, false).Order("id")
+	out, n, err := emailTable.page(ctx, q, p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list emails of user %d: %w", userID, err)
-	}
-	out := make([]domain.Email, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, n, nil
 }
 
 func (st *emailStore) Delete(ctx context.Context, userID, id int64) error {
-	res, err := st.s.Conn(ctx).NewDelete().Model((*emailRow)(nil)).
-		Where("id = ? AND user_id = ? AND is_primary = ?", id, userID, false).Exec(ctx)
-	if err == nil {
-		err = mustAffect(res, "Email")
-	}
+	err := emailTable.deleteOne(ctx, st.s.Conn(ctx), "id = ? AND user_id = ? AND is_primary = ?", id, userID, false)
 	if err != nil {
 		return fmt.Errorf("bunstore: delete email %d of user %d: %w", id, userID, err)
 	}

@@ -77,6 +77,23 @@ func writeErr(err error, parent string) error {
 	return err
 }
 
+// parentErr is writeErr for the rows whose foreign key names parent.
+func parentErr(parent string) func(error) error {
+	return func(err error) error { return writeErr(err, parent) }
+}
+
+// takenErr maps a unique violation whose detail names key ("" for any:
+// the table has one unique key) to the conflict taken returns, and other
+// errors as parentErr(parent) does.
+func takenErr(key string, taken func() error, parent string) func(error) error {
+	return func(err error) error {
+		if detail, ok := uniqueViolation(err); ok && strings.Contains(detail, key) {
+			return taken()
+		}
+		return writeErr(err, parent)
+	}
+}
+
 func conflict(detail string) error {
 	field, label, ok := takenField(detail)
 	if !ok {

@@ -52,6 +52,8 @@ func (r *eventRow) domain() domain.Event {
 	}
 }
 
+var eventTable = tableOf("Event", (*eventRow).domain)
+
 type eventStore struct{ s *Store }
 
 func (st *eventStore) Create(ctx context.Context, e *domain.Event) error {
@@ -83,20 +85,11 @@ func (st *eventStore) Create(ctx context.Context, e *domain.Event) error {
 // f.Readable lets the reader see it (the predicate project lists use), unless
 // f.Readable.All. Confidential events need f.Viewer's leave too.
 func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.Event, int, error) {
-	var rows []eventRow
-	q := st.s.Conn(ctx).NewSelect().Model(&rows)
-	if f.AuthorID != 0 {
-		q = q.Where("author_id = ?", f.AuthorID)
-	}
-	if f.ProjectID != 0 {
-		q = q.Where("project_id = ?", f.ProjectID)
-	}
-	if f.Action != "" {
-		q = q.Where("action = ?", f.Action)
-	}
-	if f.TargetType != "" {
-		q = q.Where("target_type = ?", f.TargetType)
-	}
+	q := st.s.Conn(ctx).NewSelect()
+	q = whereSet(q, "author_id = ?", f.AuthorID)
+	q = whereSet(q, "project_id = ?", f.ProjectID)
+	q = whereSet(q, "action = ?", f.Action)
+	q = whereSet(q, "target_type = ?", f.TargetType)
 	if f.Before != nil {
 		q = q.Where("created_at < ?", ts(*f.Before))
 	}
@@ -119,13 +112,9 @@ func (st *eventStore) List(ctx context.Context, f domain.EventFilter) ([]domain.
 	} else {
 		q = q.OrderExpr("created_at DESC, id DESC")
 	}
-	n, err := page(ctx, q, f.Page)
+	out, n, err := eventTable.page(ctx, q, f.Page)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list events: %w", err)
-	}
-	out := make([]domain.Event, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, n, nil
 }

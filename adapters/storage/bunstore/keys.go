@@ -33,6 +33,8 @@ func (r *keyRow) domain() domain.SSHKey {
 	}
 }
 
+var keyTable = tableOf("Key", (*keyRow).domain)
+
 type keyStore struct{ s *Store }
 
 func (st *keyStore) Create(ctx context.Context, k *domain.SSHKey) error {
@@ -43,11 +45,7 @@ func (st *keyStore) Create(ctx context.Context, k *domain.SSHKey) error {
 		Fingerprint: k.Fingerprint,
 		CreatedAt:   orNow(k.CreatedAt),
 	}
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
-		return writeErr(err, "User")
-	})
-	if err != nil {
+	if err := st.s.insert(ctx, row, parentErr("User"), "id"); err != nil {
 		return fmt.Errorf("bunstore: create key for user %d: %w", k.UserID, err)
 	}
 	*k = row.domain()
@@ -55,35 +53,23 @@ func (st *keyStore) Create(ctx context.Context, k *domain.SSHKey) error {
 }
 
 func (st *keyStore) Get(ctx context.Context, id int64) (*domain.SSHKey, error) {
-	row := new(keyRow)
-	if err := st.s.Conn(ctx).NewSelect().Model(row).Where("id = ?", id).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("bunstore: get key %d: %w", id, readErr(err, "Key"))
+	k, err := keyTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("id = ?", id))
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: get key %d: %w", id, err)
 	}
-	k := row.domain()
-	return &k, nil
+	return k, nil
 }
 
 func (st *keyStore) ListByUser(ctx context.Context, userID int64, p domain.Page) ([]domain.SSHKey, int, error) {
-	var rows []keyRow
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).Where("user_id = ?", userID).Order("id")
-	n, err := page(ctx, q, p)
+	keys, n, err := keyTable.page(ctx, st.s.Conn(ctx).NewSelect().Where("user_id = ?", userID).Order("id"), p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list keys of user %d: %w", userID, err)
-	}
-	keys := make([]domain.SSHKey, len(rows))
-	for i := range rows {
-		keys[i] = rows[i].domain()
 	}
 	return keys, n, nil
 }
 
 func (st *keyStore) Delete(ctx context.Context, userID, id int64) error {
-	res, err := st.s.Conn(ctx).NewDelete().Model((*keyRow)(nil)).
-		Where("id = ? AND user_id = ?", id, userID).Exec(ctx)
-	if err == nil {
-		err = mustAffect(res, "Key")
-	}
-	if err != nil {
+	if err := keyTable.deleteOne(ctx, st.s.Conn(ctx), "id = ? AND user_id = ?", id, userID); err != nil {
 		return fmt.Errorf("bunstore: delete key %d of user %d: %w", id, userID, err)
 	}
 	return nil

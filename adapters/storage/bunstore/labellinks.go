@@ -11,12 +11,12 @@ import (
 
 // labelLinks is a table linking issues or merge requests to label names
 // (issue_labels, merge_request_labels): both kinds write and read their
-// labels the same way.
-type labelLinks struct{ table, owner string }
+// labels the same way. alias names the table in list filters.
+type labelLinks struct{ table, owner, alias string }
 
 var (
-	issueLabelLinks        = labelLinks{table: "issue_labels", owner: "issue_id"}
-	mergeRequestLabelLinks = labelLinks{table: "merge_request_labels", owner: "merge_request_id"}
+	issueLabelLinks        = labelLinks{table: "issue_labels", owner: "issue_id", alias: "il"}
+	mergeRequestLabelLinks = labelLinks{table: "merge_request_labels", owner: "merge_request_id", alias: "l"}
 )
 
 // insert links labels to the owner id in one statement.
@@ -41,6 +41,14 @@ func (l labelLinks) replace(ctx context.Context, db bun.IDB, id int64, labels []
 		return fmt.Errorf("clear %s: %w", l.table, err)
 	}
 	return l.insert(ctx, db, id, labels)
+}
+
+// update makes labels the owner's only ones when they differ from old.
+func (l labelLinks) update(ctx context.Context, db bun.IDB, id int64, old, labels []string) error {
+	if slices.Equal(labels, old) {
+		return nil
+	}
+	return l.replace(ctx, db, id, labels)
 }
 
 // load reads the labels of the owners ids in one query, each list sorted

@@ -60,30 +60,20 @@ var labelCarriers = []struct{ table, fk, parent string }{
 	{"merge_request_labels", "merge_request_id", "merge_requests"},
 }
 
+var labelTable = tableOf("Label", (*projectLabelRow).domain)
+
 type labelStore struct{ s *Store }
 
 // labelErr maps a write error: a unique violation can only be the name.
-func labelErr(err error) error {
-	if detail, ok := uniqueViolation(err); ok && strings.Contains(detail, "name") {
-		return core.Conflict("Label already exists")
-	}
-	return writeErr(err, "Project")
-}
+var labelErr = takenErr("name", func() error { return core.Conflict("Label already exists") }, "Project")
 
 // Create inserts l; zero times are now. An unknown project is
 // core.ErrNotFound.
 func (st *labelStore) Create(ctx context.Context, l *domain.Label) error {
-	l.CreatedAt = orNow(l.CreatedAt)
-	if l.UpdatedAt.IsZero() {
-		l.UpdatedAt = l.CreatedAt
-	}
+	l.CreatedAt, l.UpdatedAt = created(l.CreatedAt, l.UpdatedAt)
 	row := newProjectLabelRow(l)
 	row.ID = 0
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
-		return labelErr(err)
-	})
-	if err != nil {
+	if err := st.s.insert(ctx, row, labelErr, "id"); err != nil {
 		return fmt.Errorf("bunstore: create label %q in project %d: %w", l.Name, l.ProjectID, err)
 	}
 	*l = row.domain()
@@ -111,25 +101,19 @@ func (st *labelStore) Ensure(ctx context.Context, projectID int64, names []strin
 }
 
 func (st *labelStore) GetByName(ctx context.Context, projectID int64, name string) (*domain.Label, error) {
-	row := new(projectLabelRow)
-	err := st.s.Conn(ctx).NewSelect().Model(row).Where("lb.project_id = ? AND lb.name = ?", projectID, name).Scan(ctx)
+	l, err := labelTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("lb.project_id = ? AND lb.name = ?", projectID, name))
 	if err != nil {
-		return nil, fmt.Errorf("bunstore: get label %q of project %d: %w", name, projectID, readErr(err, "Label"))
+		return nil, fmt.Errorf("bunstore: get label %q of project %d: %w", name, projectID, err)
 	}
-	l := row.domain()
-	return &l, nil
+	return l, nil
 }
 
 // List sorts by name in byte order (the same on both dialects, whatever
 // the collation).
 func (st *labelStore) List(ctx context.Context, projectID int64) ([]domain.Label, error) {
-	rows := []projectLabelRow{}
-	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("lb.project_id = ?", projectID).Scan(ctx); err != nil {
+	out, err := labelTable.list(ctx, st.s.Conn(ctx).NewSelect().Where("lb.project_id = ?", projectID))
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: list labels of project %d: %w", projectID, err)
-	}
-	out := make([]domain.Label, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	slices.SortFunc(out, func(a, b domain.Label) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
@@ -181,45 +165,19 @@ func (st *labelStore) Counts(ctx context.Context, projectID int64, viewer domain
 // carried over to the project's issues and merge requests in the same
 // transaction. fn's error is returned as is.
 func (st *labelStore) Update(ctx context.Context, projectID int64, name string, fn func(l *domain.Label) error) (*domain.Label, error) {
-	var out domain.Label
-	var fnErr error
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		row := new(projectLabelRow)
-		q := db.NewSelect().Model(row).Where("lb.project_id = ? AND lb.name = ?", projectID, name)
-		if st.s.rowLocks {
-			q = q.For("NO KEY UPDATE")
-		}
-		if err := q.Scan(ctx); err != nil {
-			return readErr(err, "Label")
-		}
-		old := row.domain()
-		l := old
-		if fnErr = fn(&l); fnErr != nil {
-			return fnErr
-		}
+	save := func(ctx context.Context, db bun.IDB, old, l *domain.Label) (*domain.Label, error) {
 		l.ID, l.ProjectID, l.CreatedAt = old.ID, old.ProjectID, old.CreatedAt
-		if l.UpdatedAt.Equal(old.UpdatedAt) {
-			l.UpdatedAt = now()
+		l.UpdatedAt = edited(l.UpdatedAt, old.UpdatedAt)
+		out, err := labelTable.save(ctx, db, newProjectLabelRow(l), labelErr)
+		if err == nil && l.Name != old.Name {
+			err = renameLabel(ctx, db, projectID, old.Name, l.Name)
 		}
-		row = newProjectLabelRow(&l)
-		if _, err := db.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
-			return labelErr(err)
-		}
-		if l.Name != old.Name {
-			if err := renameLabel(ctx, db, projectID, old.Name, l.Name); err != nil {
-				return err
-			}
-		}
-		out = row.domain()
-		return nil
+		return out, err
+	}
+	load := labelTable.locked(st.s, "lb.project_id = ? AND lb.name = ?", projectID, name)
+	return modify(ctx, st.s, load, fn, save, func(err error) error {
+		return fmt.Errorf("bunstore: update label %q of project %d: %w", name, projectID, err)
 	})
-	if fnErr != nil {
-		return nil, fnErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bunstore: update label %q of project %d: %w", name, projectID, err)
-	}
-	return &out, nil
 }
 
 // renameLabel moves from to to on the project's issues and merge requests.
@@ -253,11 +211,7 @@ func dropLabel(ctx context.Context, db bun.IDB, projectID int64, name string) er
 // requests in one transaction.
 func (st *labelStore) Delete(ctx context.Context, projectID int64, name string) error {
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		res, err := db.NewDelete().Model((*projectLabelRow)(nil)).Where("project_id = ? AND name = ?", projectID, name).Exec(ctx)
-		if err != nil {
-			return err
-		}
-		if err := mustAffect(res, "Label"); err != nil {
+		if err := labelTable.deleteOne(ctx, db, "project_id = ? AND name = ?", projectID, name); err != nil {
 			return err
 		}
 		return dropLabel(ctx, db, projectID, name)

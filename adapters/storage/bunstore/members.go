@@ -52,13 +52,7 @@ func (r *memberRow) domain() domain.Member {
 	}
 }
 
-func memberSlice(rows []memberRow) []domain.Member {
-	out := make([]domain.Member, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
-	}
-	return out
-}
+var memberTable = tableOf("Member", (*memberRow).domain)
 
 // shareRow is a row of project_shares, keyed by (project_id, group_id).
 // expires_at is a date, as for memberships.
@@ -82,13 +76,7 @@ func (r *shareRow) domain() domain.ProjectShare {
 	}
 }
 
-func shareSlice(rows []shareRow) []domain.ProjectShare {
-	out := make([]domain.ProjectShare, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
-	}
-	return out
-}
+var shareTable = tableOf("Group Link", (*shareRow).domain)
 
 type memberStore struct{ s *Store }
 
@@ -106,14 +94,7 @@ func errShareExists() error {
 func (st *memberStore) Add(ctx context.Context, m *domain.Member) error {
 	m.CreatedAt = orNow(m.CreatedAt)
 	row := newMemberRow(m)
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Exec(ctx)
-		if _, ok := uniqueViolation(err); ok {
-			return errMemberExists()
-		}
-		return writeErr(err, "User")
-	})
-	if err != nil {
+	if err := st.s.insert(ctx, row, takenErr("", errMemberExists, "User")); err != nil {
 		return fmt.Errorf("bunstore: add member %d to %s %d: %w", m.UserID, m.Source, m.SourceID, err)
 	}
 	*m = row.domain()
@@ -125,57 +106,29 @@ func memberKey(src domain.MemberSource, sourceID, userID int64) (string, []any) 
 }
 
 func (st *memberStore) Get(ctx context.Context, src domain.MemberSource, sourceID, userID int64) (*domain.Member, error) {
-	row := new(memberRow)
 	where, args := memberKey(src, sourceID, userID)
-	if err := st.s.Conn(ctx).NewSelect().Model(row).Where(where, args...).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("bunstore: get member %d of %s %d: %w", userID, src, sourceID, readErr(err, "Member"))
+	m, err := memberTable.get(ctx, st.s.Conn(ctx).NewSelect().Where(where, args...))
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: get member %d of %s %d: %w", userID, src, sourceID, err)
 	}
-	m := row.domain()
-	return &m, nil
+	return m, nil
 }
 
 // Update locks the membership, applies fn and saves AccessLevel, ExpiresAt
 // (as a date) and CreatedBy; the key fields are kept whatever fn does.
 func (st *memberStore) Update(ctx context.Context, src domain.MemberSource, sourceID, userID int64, fn func(m *domain.Member) error) (*domain.Member, error) {
-	var out domain.Member
-	var fnErr error
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		old := new(memberRow)
-		where, args := memberKey(src, sourceID, userID)
-		q := db.NewSelect().Model(old).Where(where, args...)
-		if st.s.rowLocks {
-			q = q.For("NO KEY UPDATE")
-		}
-		if err := q.Scan(ctx); err != nil {
-			return readErr(err, "Member")
-		}
-		m := old.domain()
-		if fnErr = fn(&m); fnErr != nil {
-			return fnErr
-		}
+	where, args := memberKey(src, sourceID, userID)
+	save := func(ctx context.Context, db bun.IDB, _, m *domain.Member) (*domain.Member, error) {
 		m.Source, m.SourceID, m.UserID = src, sourceID, userID
-		row := newMemberRow(&m)
-		if _, err := db.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
-			return err
-		}
-		out = row.domain()
-		return nil
+		return memberTable.save(ctx, db, newMemberRow(m), nil)
+	}
+	return modify(ctx, st.s, memberTable.locked(st.s, where, args...), fn, save, func(err error) error {
+		return fmt.Errorf("bunstore: update member %d of %s %d: %w", userID, src, sourceID, err)
 	})
-	if fnErr != nil {
-		return nil, fnErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bunstore: update member %d of %s %d: %w", userID, src, sourceID, err)
-	}
-	return &out, nil
 }
 
 func (st *memberStore) Remove(ctx context.Context, src domain.MemberSource, sourceID, userID int64) error {
-	res, err := st.s.Conn(ctx).NewDelete().Model((*memberRow)(nil)).
-		Where("source = ? AND source_id = ? AND user_id = ?", string(src), sourceID, userID).Exec(ctx)
-	if err == nil {
-		err = mustAffect(res, "Member")
-	}
+	err := memberTable.deleteOne(ctx, st.s.Conn(ctx), "source = ? AND source_id = ? AND user_id = ?", string(src), sourceID, userID)
 	if err != nil {
 		return fmt.Errorf("bunstore: remove member %d of %s %d: %w", userID, src, sourceID, err)
 	}
@@ -184,44 +137,40 @@ func (st *memberStore) Remove(ctx context.Context, src domain.MemberSource, sour
 
 // List orders by user ID; search matches username or name, case-insensitively.
 func (st *memberStore) List(ctx context.Context, src domain.MemberSource, sourceID int64, search string, p domain.Page) ([]domain.Member, int, error) {
-	rows := []memberRow{}
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).
+	q := st.s.Conn(ctx).NewSelect().
 		Where("m.source = ? AND m.source_id = ?", string(src), sourceID).
 		Order("m.user_id")
 	if search != "" {
-		pat := containsPattern(search)
-		q = q.Join("JOIN users AS u ON u.id = m.user_id").
-			Where(`(lower(u.username) LIKE ? ESCAPE '\' OR lower(u.name) LIKE ? ESCAPE '\')`, pat, pat)
+		q = whereContains(q.Join("JOIN users AS u ON u.id = m.user_id"), search, "u.username", "u.name")
 	}
-	n, err := page(ctx, q, p)
+	out, n, err := memberTable.page(ctx, q, p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list members of %s %d: %w", src, sourceID, err)
 	}
-	return memberSlice(rows), n, nil
+	return out, n, nil
 }
 
 // OfUser orders by source, then source ID.
 func (st *memberStore) OfUser(ctx context.Context, userID int64) ([]domain.Member, error) {
-	rows := []memberRow{}
-	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("m.user_id = ?", userID).
-		Order("m.source", "m.source_id").Scan(ctx); err != nil {
+	out, err := memberTable.list(ctx, st.s.Conn(ctx).NewSelect().Where("m.user_id = ?", userID).Order("m.source", "m.source_id"))
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: memberships of user %d: %w", userID, err)
 	}
-	return memberSlice(rows), nil
+	return out, nil
 }
 
 // InSources orders by source ID.
 func (st *memberStore) InSources(ctx context.Context, userID int64, src domain.MemberSource, sourceIDs []int64) ([]domain.Member, error) {
-	rows := []memberRow{}
 	if len(sourceIDs) == 0 {
 		return []domain.Member{}, nil
 	}
-	if err := st.s.Conn(ctx).NewSelect().Model(&rows).
+	out, err := memberTable.list(ctx, st.s.Conn(ctx).NewSelect().
 		Where("m.user_id = ? AND m.source = ? AND m.source_id IN (?)", userID, string(src), bun.List(dedupeIDs(sourceIDs))).
-		Order("m.source_id").Scan(ctx); err != nil {
+		Order("m.source_id"))
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: memberships of user %d in %d %ss: %w", userID, len(sourceIDs), src, err)
 	}
-	return memberSlice(rows), nil
+	return out, nil
 }
 
 // CountOwners counts direct Owner memberships of the group that have not
@@ -247,8 +196,9 @@ func (st *memberStore) Share(ctx context.Context, s *domain.ProjectShare) error 
 		ExpiresAt:   datePtr(s.ExpiresAt),
 		CreatedAt:   orNow(s.CreatedAt),
 	}
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Exec(ctx)
+	// Which parent a foreign-key violation is about is read once the
+	// failed statement is rolled back, so that error stays as it is here.
+	err := st.s.insert(ctx, row, func(err error) error {
 		if _, ok := uniqueViolation(err); ok {
 			return errShareExists()
 		}
@@ -266,24 +216,14 @@ func (st *memberStore) Share(ctx context.Context, s *domain.ProjectShare) error 
 
 // missingShareParent names what a share's foreign-key violation was about.
 func (st *memberStore) missingShareParent(ctx context.Context, projectID, groupID int64) error {
-	db := st.s.Conn(ctx)
-	ok, err := db.NewSelect().Model((*projectRow)(nil)).Where("id = ?", projectID).Exists(ctx)
-	if err != nil {
+	if err := projectTable.mustExist(ctx, st.s.Conn(ctx), projectID); err != nil {
 		return err
-	}
-	if !ok {
-		return core.NotFound("Project")
 	}
 	return core.NotFound("Group")
 }
 
 func (st *memberStore) Unshare(ctx context.Context, projectID, groupID int64) error {
-	res, err := st.s.Conn(ctx).NewDelete().Model((*shareRow)(nil)).
-		Where("project_id = ? AND group_id = ?", projectID, groupID).Exec(ctx)
-	if err == nil {
-		err = mustAffect(res, "Group Link")
-	}
-	if err != nil {
+	if err := shareTable.deleteOne(ctx, st.s.Conn(ctx), "project_id = ? AND group_id = ?", projectID, groupID); err != nil {
 		return fmt.Errorf("bunstore: unshare project %d with group %d: %w", projectID, groupID, err)
 	}
 	return nil
@@ -311,11 +251,11 @@ func (st *memberStore) SharesOfProjects(ctx context.Context, projectIDs []int64)
 }
 
 func (st *memberStore) shares(ctx context.Context, where string, arg any) ([]domain.ProjectShare, error) {
-	rows := []shareRow{}
-	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where(where, arg).Order("s.project_id", "s.group_id").Scan(ctx); err != nil {
+	out, err := shareTable.list(ctx, st.s.Conn(ctx).NewSelect().Where(where, arg).Order("s.project_id", "s.group_id"))
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: list project shares: %w", err)
 	}
-	return shareSlice(rows), nil
+	return out, nil
 }
 
 var _ ports.MemberStore = (*memberStore)(nil)

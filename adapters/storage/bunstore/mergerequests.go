@@ -138,25 +138,19 @@ func (r *mergeRequestRow) domain(labels []string) domain.MergeRequest {
 // match the predicate of merge_requests_open_key.
 var openStates = bun.List([]string{string(domain.MROpened), string(domain.MRReopened)})
 
-type mergeRequestStore struct{ s *Store }
-
-// query selects merge requests into dest with user_notes_count, upvotes
-// and downvotes computed by correlated subqueries over notes_noteable_idx
-// and award_emoji_awardable_idx: one query for any page. ExcludeColumn()
-// lists the row's stored columns (not mr.*, whose unused vote columns
-// would clash with the computed ones).
-func (st *mergeRequestStore) query(db bun.IDB, dest any) *bun.SelectQuery {
-	const votes = "(SELECT count(*) FROM award_emoji AS aw WHERE aw.awardable_type = ? AND aw.awardable_id = mr.id AND aw.name = ?)"
-	return db.NewSelect().Model(dest).ExcludeColumn().
-		ColumnExpr("(SELECT count(*) FROM notes AS n WHERE n.noteable_type = ? AND n.noteable_id = mr.id AND n.system = ?) AS user_notes_count",
-			domain.TargetMergeRequest, false).
-		ColumnExpr(votes+" AS upvotes", domain.TargetMergeRequest, "thumbsup").
-		ColumnExpr(votes+" AS downvotes", domain.TargetMergeRequest, "thumbsdown")
+// mergeRequestKind selects the row's stored columns with ExcludeColumn()
+// (not mr.*, whose unused vote columns would clash with the computed ones).
+var mergeRequestKind = issuable[mergeRequestRow, domain.MergeRequest]{
+	typ: domain.TargetMergeRequest, what: "Merge Request", alias: "mr", iids: "merge_request_iids", labels: mergeRequestLabelLinks,
+	columns: func(q *bun.SelectQuery) *bun.SelectQuery { return q.ExcludeColumn() },
+	id:      func(r *mergeRequestRow) int64 { return r.ID },
+	domain:  (*mergeRequestRow).domain,
 }
 
+type mergeRequestStore struct{ s *Store }
+
 // Create takes the next IID from the project's counter row and inserts the
-// merge request and its labels in one transaction, so concurrent creates
-// queue on the counter and a failed insert gives its IID back. Empty
+// merge request and its labels in one transaction (issuable.create). Empty
 // State, MergeStatus and project IDs default to opened, unchecked and
 // ProjectID (or TargetProjectID).
 func (st *mergeRequestStore) Create(ctx context.Context, m *domain.MergeRequest) error {
@@ -175,27 +169,15 @@ func (st *mergeRequestStore) Create(ctx context.Context, m *domain.MergeRequest)
 	if m.MergeStatus == "" {
 		m.MergeStatus = domain.MergeUnchecked
 	}
-	m.CreatedAt = orNow(m.CreatedAt)
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
+	m.CreatedAt, m.UpdatedAt = created(m.CreatedAt, m.UpdatedAt)
 	labels := normLabels(m.Labels)
 	row := newMergeRequestRow(m)
 	row.ID, row.UserNotesCount, row.Upvotes, row.Downvotes = 0, 0, 0, 0
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		if err := db.NewRaw(`INSERT INTO merge_request_iids (project_id, last_iid) VALUES (?, 1)
-ON CONFLICT (project_id) DO UPDATE SET last_iid = merge_request_iids.last_iid + 1
-RETURNING last_iid`, m.ProjectID).Scan(ctx, &row.IID); err != nil {
-			return writeErr(err, "Project")
-		}
-		err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-			_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
-			return err
-		})
-		if err != nil {
+	err := mergeRequestKind.create(ctx, st.s, m.ProjectID, row, &row.IID, labels, func(ctx context.Context, _ bun.IDB) error {
+		if err := st.s.insert(ctx, row, nil, "id"); err != nil {
 			return st.writeErr(ctx, err, row)
 		}
-		return mergeRequestLabelLinks.insert(ctx, db, row.ID, labels)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("bunstore: create merge request in project %d: %w", m.ProjectID, err)
@@ -235,7 +217,7 @@ func (st *mergeRequestStore) writeErr(ctx context.Context, err error, row *merge
 }
 
 func (st *mergeRequestStore) Get(ctx context.Context, projectID, iid int64) (*domain.MergeRequest, error) {
-	m, err := st.one(ctx, st.s.Conn(ctx), false, "mr.project_id = ? AND mr.iid = ?", projectID, iid)
+	m, err := mergeRequestKind.one(ctx, st.s, st.s.Conn(ctx), false, "mr.project_id = ? AND mr.iid = ?", projectID, iid)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get merge request !%d of project %d: %w", iid, projectID, err)
 	}
@@ -243,30 +225,11 @@ func (st *mergeRequestStore) Get(ctx context.Context, projectID, iid int64) (*do
 }
 
 func (st *mergeRequestStore) GetByID(ctx context.Context, id int64) (*domain.MergeRequest, error) {
-	m, err := st.one(ctx, st.s.Conn(ctx), false, "mr.id = ?", id)
+	m, err := mergeRequestKind.one(ctx, st.s, st.s.Conn(ctx), false, "mr.id = ?", id)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get merge request %d: %w", id, err)
 	}
 	return m, nil
-}
-
-// one reads the merge request where selects, with its labels; lock takes
-// the row lock when the store uses them.
-func (st *mergeRequestStore) one(ctx context.Context, db bun.IDB, lock bool, where string, args ...any) (*domain.MergeRequest, error) {
-	row := new(mergeRequestRow)
-	q := st.query(db, row).Where(where, args...)
-	if lock && st.s.rowLocks {
-		q = q.For("NO KEY UPDATE OF mr")
-	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, readErr(err, "Merge Request")
-	}
-	labels, err := mergeRequestLabelLinks.load(ctx, db, []int64{row.ID})
-	if err != nil {
-		return nil, err
-	}
-	m := row.domain(labels[row.ID])
-	return &m, nil
 }
 
 // GetMany orders by ID; unknown IDs are skipped.
@@ -274,34 +237,9 @@ func (st *mergeRequestStore) GetMany(ctx context.Context, ids []int64) ([]domain
 	if len(ids) == 0 {
 		return []domain.MergeRequest{}, nil
 	}
-	rows := []mergeRequestRow{}
-	db := st.s.Conn(ctx)
-	if err := st.query(db, &rows).Where("mr.id IN (?)", bun.List(dedupeIDs(ids))).Order("mr.id").Scan(ctx); err != nil {
-		return nil, fmt.Errorf("bunstore: get %d merge requests: %w", len(ids), err)
-	}
-	out, err := st.withLabels(ctx, db, rows)
+	out, err := mergeRequestKind.find(ctx, st.s.Conn(ctx), "mr.id", "mr.id IN (?)", bun.List(dedupeIDs(ids)))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get %d merge requests: %w", len(ids), err)
-	}
-	return out, nil
-}
-
-// withLabels converts rows, loading the labels of all of them in one query.
-func (st *mergeRequestStore) withLabels(ctx context.Context, db bun.IDB, rows []mergeRequestRow) ([]domain.MergeRequest, error) {
-	out := make([]domain.MergeRequest, len(rows))
-	if len(rows) == 0 {
-		return out, nil
-	}
-	ids := make([]int64, len(rows))
-	for i := range rows {
-		ids[i] = rows[i].ID
-	}
-	labels, err := mergeRequestLabelLinks.load(ctx, db, ids)
-	if err != nil {
-		return nil, err
-	}
-	for i := range rows {
-		out[i] = rows[i].domain(labels[rows[i].ID])
 	}
 	return out, nil
 }
@@ -311,144 +249,69 @@ func (st *mergeRequestStore) withLabels(ctx context.Context, db bun.IDB, rows []
 // UserNotesCount and the votes are read-only. core.ErrNotFound when absent; fn's error is
 // returned as is.
 func (st *mergeRequestStore) Update(ctx context.Context, projectID, iid int64, fn func(m *domain.MergeRequest) error) (*domain.MergeRequest, error) {
-	var out domain.MergeRequest
-	var fnErr error
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		old, err := st.one(ctx, db, true, "mr.project_id = ? AND mr.iid = ?", projectID, iid)
-		if err != nil {
-			return err
-		}
-		m := *old
-		m.Labels = append([]string(nil), old.Labels...)
-		if fnErr = fn(&m); fnErr != nil {
-			return fnErr
-		}
+	load := func(ctx context.Context, db bun.IDB) (*domain.MergeRequest, error) {
+		return mergeRequestKind.one(ctx, st.s, db, true, "mr.project_id = ? AND mr.iid = ?", projectID, iid)
+	}
+	edit := func(m *domain.MergeRequest) error {
+		m.Labels = append([]string(nil), m.Labels...)
+		return fn(m)
+	}
+	save := func(ctx context.Context, db bun.IDB, old, m *domain.MergeRequest) (*domain.MergeRequest, error) {
 		m.ID, m.IID, m.ProjectID, m.TargetProjectID = old.ID, old.IID, old.ProjectID, old.TargetProjectID
 		m.UserNotesCount, m.Upvotes, m.Downvotes = old.UserNotesCount, old.Upvotes, old.Downvotes
-		if m.UpdatedAt.Equal(old.UpdatedAt) {
-			m.UpdatedAt = now()
-		}
+		m.UpdatedAt = edited(m.UpdatedAt, old.UpdatedAt)
 		labels := normLabels(m.Labels)
-		row := newMergeRequestRow(&m)
-		err = st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
+		row := newMergeRequestRow(m)
+		err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
 			_, err := db.NewUpdate().Model(row).WherePK().Exec(ctx)
 			return err
 		})
 		if err != nil {
-			return st.writeErr(ctx, err, row)
+			return nil, st.writeErr(ctx, err, row)
 		}
-		if !slices.Equal(labels, old.Labels) {
-			if err := mergeRequestLabelLinks.replace(ctx, db, row.ID, labels); err != nil {
-				return err
-			}
+		if err := mergeRequestLabelLinks.update(ctx, db, row.ID, old.Labels, labels); err != nil {
+			return nil, err
 		}
-		out = row.domain(labels)
-		return nil
+		out := row.domain(labels)
+		return &out, nil
+	}
+	return modify(ctx, st.s, load, edit, save, func(err error) error {
+		return fmt.Errorf("bunstore: update merge request !%d of project %d: %w", iid, projectID, err)
 	})
-	if fnErr != nil {
-		return nil, fnErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bunstore: update merge request !%d of project %d: %w", iid, projectID, err)
-	}
-	return &out, nil
 }
 
 // Delete removes the merge request; its labels go by ON DELETE CASCADE,
 // and its notes (with their awards), awards, todos and subscriptions,
 // which have no foreign key to it, in the same transaction.
 func (st *mergeRequestStore) Delete(ctx context.Context, projectID, iid int64) error {
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		var id int64
-		if err := db.NewSelect().Model((*mergeRequestRow)(nil)).Column("mr.id").
-			Where("mr.project_id = ? AND mr.iid = ?", projectID, iid).Scan(ctx, &id); err != nil {
-			return readErr(err, "Merge Request")
-		}
-		if err := deleteIssuableDependents(ctx, db, domain.TargetMergeRequest, id); err != nil {
-			return err
-		}
-		res, err := db.NewDelete().Model((*mergeRequestRow)(nil)).Where("id = ?", id).Exec(ctx)
-		if err != nil {
-			return err
-		}
-		return mustAffect(res, "Merge Request")
-	})
-	if err != nil {
+	if err := mergeRequestKind.delete(ctx, st.s, projectID, iid); err != nil {
 		return fmt.Errorf("bunstore: delete merge request !%d of project %d: %w", iid, projectID, err)
 	}
 	return nil
-}
-
-// mergeRequestOrders maps OrderBy to its column; ID breaks ties.
-var mergeRequestOrders = map[string]string{
-	"":           "mr.created_at",
-	"created_at": "mr.created_at",
-	"updated_at": "mr.updated_at",
 }
 
 // List applies every filter of f in the SQL and costs three queries (the
 // count, the page, its labels) whatever the page size. The read scope
 // applies only without a project. An unknown OrderBy is core.ErrInvalid.
 func (st *mergeRequestStore) List(ctx context.Context, f domain.MergeRequestFilter) ([]domain.MergeRequest, int, error) {
-	col, ok := mergeRequestOrders[f.OrderBy]
-	if !ok {
-		return nil, 0, fmt.Errorf("bunstore: list merge requests: %w", core.InvalidParam("order_by"))
+	states := make([]string, len(f.States))
+	for i, s := range f.States {
+		states[i] = string(s)
 	}
+	common := issuableFilter{IIDs: f.IIDs, States: states, AuthorID: f.AuthorID, AssigneeID: f.AssigneeID,
+		MilestoneIDs: f.MilestoneIDs, NoMilestone: f.NoMilestone, Labels: f.Labels, NoLabels: f.NoLabels,
+		CreatedAfter: f.CreatedAfter, CreatedBefore: f.CreatedBefore, OrderBy: f.OrderBy, Ascending: f.Ascending, Page: f.Page}
 	db := st.s.Conn(ctx)
-	rows := []mergeRequestRow{}
-	q := st.query(db, &rows)
-	if f.ProjectID != 0 {
-		q = q.Where("mr.project_id = ?", f.ProjectID)
-	} else if !f.Readable.All {
-		readable := whereReadable(db.NewSelect().Table("projects").Column("id"), f.Readable, "")
-		q = q.Where("mr.project_id IN (?)", readable)
-	}
-	if len(f.IIDs) > 0 {
-		q = q.Where("mr.iid IN (?)", bun.List(dedupeIDs(f.IIDs)))
-	}
-	if len(f.States) > 0 {
-		states := make([]string, len(f.States))
-		for i, s := range f.States {
-			states[i] = string(s)
+	out, n, err := mergeRequestKind.list(ctx, db, common, func(q *bun.SelectQuery) *bun.SelectQuery {
+		if f.ProjectID != 0 {
+			q = q.Where("mr.project_id = ?", f.ProjectID)
+		} else if !f.Readable.All {
+			readable := whereReadable(db.NewSelect().Table("projects").Column("id"), f.Readable, "")
+			q = q.Where("mr.project_id IN (?)", readable)
 		}
-		q = q.Where("mr.state IN (?)", bun.List(dedupeStrings(states)))
-	}
-	if f.AuthorID != 0 {
-		q = q.Where("mr.author_id = ?", f.AuthorID)
-	}
-	if f.AssigneeID != 0 {
-		q = q.Where("mr.assignee_id = ?", f.AssigneeID)
-	}
-	if len(f.MilestoneIDs) > 0 {
-		q = q.Where("mr.milestone_id IN (?)", bun.List(dedupeIDs(f.MilestoneIDs)))
-	}
-	if f.NoMilestone {
-		q = q.Where("mr.milestone_id IS NULL")
-	}
-	for _, l := range dedupeStrings(f.Labels) {
-		q = q.Where("EXISTS (SELECT 1 FROM merge_request_labels AS l WHERE l.merge_request_id = mr.id AND l.name = ?)", l)
-	}
-	if f.NoLabels {
-		q = q.Where("NOT EXISTS (SELECT 1 FROM merge_request_labels AS l WHERE l.merge_request_id = mr.id)")
-	}
-	if f.SourceBranch != "" {
-		q = q.Where("mr.source_branch = ?", f.SourceBranch)
-	}
-	if f.TargetBranch != "" {
-		q = q.Where("mr.target_branch = ?", f.TargetBranch)
-	}
-	if f.CreatedAfter != nil {
-		q = q.Where("mr.created_at >= ?", ts(*f.CreatedAfter))
-	}
-	if f.CreatedBefore != nil {
-		q = q.Where("mr.created_at <= ?", ts(*f.CreatedBefore))
-	}
-	q = q.OrderExpr(orderBy(f.Ascending, col, "mr.id"))
-	n, err := page(ctx, q, f.Page)
-	if err != nil {
-		return nil, 0, fmt.Errorf("bunstore: list merge requests: %w", err)
-	}
-	out, err := st.withLabels(ctx, db, rows)
+		q = whereSet(q, "mr.source_branch = ?", f.SourceBranch)
+		return whereSet(q, "mr.target_branch = ?", f.TargetBranch)
+	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list merge requests: %w", err)
 	}
@@ -459,17 +322,9 @@ func (st *mergeRequestStore) List(ctx context.Context, f domain.MergeRequestFilt
 // project (the merge request may target another project) and the target
 // branch in projectID as the target; ordered by ID.
 func (st *mergeRequestStore) OpenOnBranch(ctx context.Context, projectID int64, branch string) ([]domain.MergeRequest, error) {
-	db := st.s.Conn(ctx)
-	rows := []mergeRequestRow{}
-	err := st.query(db, &rows).
-		Where("mr.state IN (?)", openStates).
-		Where("((mr.source_project_id = ? AND mr.source_branch = ?) OR (mr.project_id = ? AND mr.target_branch = ?))",
-			projectID, branch, projectID, branch).
-		Order("mr.id").Scan(ctx)
-	var out []domain.MergeRequest
-	if err == nil {
-		out, err = st.withLabels(ctx, db, rows)
-	}
+	out, err := mergeRequestKind.find(ctx, st.s.Conn(ctx), "mr.id",
+		"mr.state IN (?) AND ((mr.source_project_id = ? AND mr.source_branch = ?) OR (mr.project_id = ? AND mr.target_branch = ?))",
+		openStates, projectID, branch, projectID, branch)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: open merge requests on %q of project %d: %w", branch, projectID, err)
 	}
@@ -478,15 +333,7 @@ func (st *mergeRequestStore) OpenOnBranch(ctx context.Context, projectID int64, 
 
 // Locked orders by LockedAt, oldest first.
 func (st *mergeRequestStore) Locked(ctx context.Context, before time.Time) ([]domain.MergeRequest, error) {
-	db := st.s.Conn(ctx)
-	rows := []mergeRequestRow{}
-	err := st.query(db, &rows).
-		Where("mr.locked_at IS NOT NULL AND mr.locked_at < ?", ts(before)).
-		Order("mr.locked_at", "mr.id").Scan(ctx)
-	var out []domain.MergeRequest
-	if err == nil {
-		out, err = st.withLabels(ctx, db, rows)
-	}
+	out, err := mergeRequestKind.find(ctx, st.s.Conn(ctx), "mr.locked_at, mr.id", "mr.locked_at IS NOT NULL AND mr.locked_at < ?", ts(before))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: merge requests locked before %v: %w", before, err)
 	}

@@ -3,7 +3,6 @@ package bunstore
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -59,16 +58,13 @@ func (r *milestoneRow) domain() domain.Milestone {
 	}
 }
 
+var milestoneTable = tableOf("Milestone", (*milestoneRow).domain)
+
 type milestoneStore struct{ s *Store }
 
 // milestoneErr maps a write error: the only unique index a write can break
 // (IIDs come from the counter) is the title's.
-func milestoneErr(err error) error {
-	if detail, ok := uniqueViolation(err); ok && strings.Contains(detail, "title") {
-		return core.Conflict("Milestone already exists")
-	}
-	return writeErr(err, "Project")
-}
+var milestoneErr = takenErr("title", func() error { return core.Conflict("Milestone already exists") }, "Project")
 
 // Create takes the next IID from the project's counter row in the
 // transaction that inserts the milestone. An empty State is active; a zero
@@ -77,19 +73,16 @@ func (st *milestoneStore) Create(ctx context.Context, m *domain.Milestone) error
 	if m.State == "" {
 		m.State = domain.MilestoneActive
 	}
-	m.CreatedAt = orNow(m.CreatedAt)
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
+	m.CreatedAt, m.UpdatedAt = created(m.CreatedAt, m.UpdatedAt)
 	row := newMilestoneRow(m)
 	row.ID = 0
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		if err := db.NewRaw(`INSERT INTO milestone_iids (project_id, last_iid) VALUES (?, 1)
-ON CONFLICT (project_id) DO UPDATE SET last_iid = milestone_iids.last_iid + 1
-RETURNING last_iid`, m.ProjectID).Scan(ctx, &row.IID); err != nil {
-			return writeErr(err, "Project")
+		iid, err := nextIID(ctx, db, "milestone_iids", m.ProjectID)
+		if err != nil {
+			return err
 		}
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
+		row.IID = iid
+		_, err = db.NewInsert().Model(row).Returning("id").Exec(ctx)
 		return milestoneErr(err)
 	})
 	if err != nil {
@@ -100,28 +93,18 @@ RETURNING last_iid`, m.ProjectID).Scan(ctx, &row.IID); err != nil {
 }
 
 func (st *milestoneStore) Get(ctx context.Context, projectID, id int64) (*domain.Milestone, error) {
-	row := new(milestoneRow)
-	err := st.s.Conn(ctx).NewSelect().Model(row).Where("ms.project_id = ? AND ms.id = ?", projectID, id).Scan(ctx)
+	m, err := milestoneTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("ms.project_id = ? AND ms.id = ?", projectID, id))
 	if err != nil {
-		return nil, fmt.Errorf("bunstore: get milestone %d of project %d: %w", id, projectID, readErr(err, "Milestone"))
+		return nil, fmt.Errorf("bunstore: get milestone %d of project %d: %w", id, projectID, err)
 	}
-	m := row.domain()
-	return &m, nil
+	return m, nil
 }
 
 // GetMany orders by ID; unknown IDs are skipped.
 func (st *milestoneStore) GetMany(ctx context.Context, ids []int64) ([]domain.Milestone, error) {
-	out := []domain.Milestone{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows := []milestoneRow{}
-	err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("ms.id IN (?)", bun.List(dedupeIDs(ids))).Order("ms.id").Scan(ctx)
+	out, err := milestoneTable.byIDs(ctx, st.s.Conn(ctx), "ms.id", ids)
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get %d milestones: %w", len(ids), err)
-	}
-	for i := range rows {
-		out = append(out, rows[i].domain())
 	}
 	return out, nil
 }
@@ -141,51 +124,22 @@ func (st *milestoneStore) IDsByTitle(ctx context.Context, projectID int64, title
 // CreatedAt stay; UpdatedAt is now unless fn changed it. fn's error is
 // returned as is.
 func (st *milestoneStore) Update(ctx context.Context, projectID, id int64, fn func(m *domain.Milestone) error) (*domain.Milestone, error) {
-	var out domain.Milestone
-	var fnErr error
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		row := new(milestoneRow)
-		q := db.NewSelect().Model(row).Where("ms.project_id = ? AND ms.id = ?", projectID, id)
-		if st.s.rowLocks {
-			q = q.For("NO KEY UPDATE")
-		}
-		if err := q.Scan(ctx); err != nil {
-			return readErr(err, "Milestone")
-		}
-		old := row.domain()
-		m := old
-		if fnErr = fn(&m); fnErr != nil {
-			return fnErr
-		}
+	save := func(ctx context.Context, db bun.IDB, old, m *domain.Milestone) (*domain.Milestone, error) {
 		m.ID, m.IID, m.ProjectID, m.CreatedAt = old.ID, old.IID, old.ProjectID, old.CreatedAt
-		if m.UpdatedAt.Equal(old.UpdatedAt) {
-			m.UpdatedAt = now()
-		}
-		row = newMilestoneRow(&m)
-		if _, err := db.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
-			return milestoneErr(err)
-		}
-		out = row.domain()
-		return nil
+		m.UpdatedAt = edited(m.UpdatedAt, old.UpdatedAt)
+		return milestoneTable.save(ctx, db, newMilestoneRow(m), milestoneErr)
+	}
+	load := milestoneTable.locked(st.s, "ms.project_id = ? AND ms.id = ?", projectID, id)
+	return modify(ctx, st.s, load, fn, save, func(err error) error {
+		return fmt.Errorf("bunstore: update milestone %d of project %d: %w", id, projectID, err)
 	})
-	if fnErr != nil {
-		return nil, fnErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bunstore: update milestone %d of project %d: %w", id, projectID, err)
-	}
-	return &out, nil
 }
 
 // Delete clears the milestone from issues and merge requests (which have
 // no foreign key to it) and removes it, in one transaction.
 func (st *milestoneStore) Delete(ctx context.Context, projectID, id int64) error {
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		res, err := db.NewDelete().Model((*milestoneRow)(nil)).Where("project_id = ? AND id = ?", projectID, id).Exec(ctx)
-		if err != nil {
-			return err
-		}
-		if err := mustAffect(res, "Milestone"); err != nil {
+		if err := milestoneTable.deleteOne(ctx, db, "project_id = ? AND id = ?", projectID, id); err != nil {
 			return err
 		}
 		for _, table := range []string{"issues", "merge_requests"} {
@@ -204,29 +158,17 @@ func (st *milestoneStore) Delete(ctx context.Context, projectID, id int64) error
 // List orders by due date, undated last, then ID, and costs the count and
 // the page.
 func (st *milestoneStore) List(ctx context.Context, f domain.MilestoneFilter) ([]domain.Milestone, int, error) {
-	rows := []milestoneRow{}
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).Where("ms.project_id = ?", f.ProjectID)
+	q := st.s.Conn(ctx).NewSelect().Where("ms.project_id = ?", f.ProjectID)
 	if len(f.IIDs) > 0 {
 		q = q.Where("ms.iid IN (?)", bun.List(dedupeIDs(f.IIDs)))
 	}
-	if f.State != "" {
-		q = q.Where("ms.state = ?", f.State)
-	}
-	if f.Title != "" {
-		q = q.Where("ms.title = ?", f.Title)
-	}
-	if f.Search != "" {
-		pat := containsPattern(f.Search)
-		q = q.Where(`(lower(ms.title) LIKE ? ESCAPE '\' OR lower(ms.description) LIKE ? ESCAPE '\')`, pat, pat)
-	}
+	q = whereSet(q, "ms.state = ?", f.State)
+	q = whereSet(q, "ms.title = ?", f.Title)
+	q = whereContains(q, f.Search, "ms.title", "ms.description")
 	q = q.OrderExpr("ms.due_date IS NULL, ms.due_date, ms.id")
-	n, err := page(ctx, q, f.Page)
+	out, n, err := milestoneTable.page(ctx, q, f.Page)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list milestones of project %d: %w", f.ProjectID, err)
-	}
-	out := make([]domain.Milestone, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, n, nil
 }

@@ -73,13 +73,7 @@ func (r *namespaceRow) domain() domain.Namespace {
 	}
 }
 
-func namespaceSlice(rows []namespaceRow) []domain.Namespace {
-	out := make([]domain.Namespace, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
-	}
-	return out
-}
+var namespaceTable = tableOf("Namespace", (*namespaceRow).domain)
 
 // Recursive queries over the namespace tree; they run unchanged on SQLite
 // and Postgres. UNION (not UNION ALL) ends the walk even on a corrupt cycle.
@@ -104,10 +98,7 @@ type namespaceStore struct{ s *Store }
 // lock on Postgres so that a concurrent rename of the parent either sees the
 // new child or happens first.
 func (st *namespaceStore) Create(ctx context.Context, n *domain.Namespace) error {
-	n.CreatedAt = orNow(n.CreatedAt)
-	if n.UpdatedAt.IsZero() {
-		n.UpdatedAt = n.CreatedAt
-	}
+	n.CreatedAt, n.UpdatedAt = created(n.CreatedAt, n.UpdatedAt)
 	row := newNamespaceRow(n)
 	row.ID = 0
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
@@ -159,23 +150,19 @@ func (st *namespaceStore) ForUser(ctx context.Context, userID int64) (*domain.Na
 }
 
 func (st *namespaceStore) getWhere(ctx context.Context, op, where string, arg any) (*domain.Namespace, error) {
-	row := new(namespaceRow)
-	if err := st.s.Conn(ctx).NewSelect().Model(row).Where(where, arg).Limit(1).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("bunstore: %s: %w", op, readErr(err, "Namespace"))
+	n, err := namespaceTable.get(ctx, st.s.Conn(ctx).NewSelect().Where(where, arg).Limit(1))
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: %s: %w", op, err)
 	}
-	n := row.domain()
-	return &n, nil
+	return n, nil
 }
 
 func (st *namespaceStore) GetMany(ctx context.Context, ids []int64) ([]domain.Namespace, error) {
-	if len(ids) == 0 {
-		return []domain.Namespace{}, nil
-	}
-	var rows []namespaceRow
-	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("id IN (?)", bun.List(dedupeIDs(ids))).Order("id").Scan(ctx); err != nil {
+	out, err := namespaceTable.byIDs(ctx, st.s.Conn(ctx), "id", ids)
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: get %d namespaces: %w", len(ids), err)
 	}
-	return namespaceSlice(rows), nil
+	return out, nil
 }
 
 // Update locks the row, applies fn and saves it. A new Path or ParentID
@@ -184,66 +171,44 @@ func (st *namespaceStore) GetMany(ctx context.Context, ids []int64) ([]domain.Na
 // itself or one of its descendants, or under a personal namespace, is
 // core.ErrInvalid.
 func (st *namespaceStore) Update(ctx context.Context, id int64, fn func(n *domain.Namespace) error) (*domain.Namespace, error) {
-	var out domain.Namespace
-	var fnErr error
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		old := new(namespaceRow)
-		q := db.NewSelect().Model(old).Where("id = ?", id)
-		if st.s.rowLocks {
-			q = q.For("NO KEY UPDATE")
+	return modify(ctx, st.s, namespaceTable.locked(st.s, "id = ?", id), fn, st.save, func(err error) error {
+		if deadlock(err) {
+			// Two moves that would make a cycle together (a under b, b under
+			// a) lock each other's rows: Postgres aborts one of them.
+			err = &core.Error{Kind: core.ErrConflict, Msg: "The group was changed at the same time; try again", Err: err}
 		}
-		if err := q.Scan(ctx); err != nil {
-			return readErr(err, "Namespace")
-		}
-		n := old.domain()
-		if fnErr = fn(&n); fnErr != nil {
-			return fnErr
-		}
-		n.ID = id
-		if n.UpdatedAt.Equal(old.UpdatedAt) {
-			n.UpdatedAt = now()
-		}
-		row := newNamespaceRow(&n)
-		row.FullPath = old.FullPath
-		moved := !sameID(n.ParentID, old.ParentID)
-		if moved || n.Path != old.Path {
-			if moved && n.ParentID != nil {
-				if err := st.checkMove(ctx, db, id, *n.ParentID); err != nil {
-					return err
-				}
-			}
-			full, err := st.fullPath(ctx, db, row.ParentID, row.Path)
-			if err != nil {
-				return err
-			}
-			row.FullPath = full
-			if err := st.lockSubtree(ctx, db, id); err != nil {
-				return err
-			}
-		}
-		if _, err := db.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
-			return writeErr(err, "User")
-		}
-		if row.FullPath != old.FullPath {
-			if err := rewriteFullPaths(ctx, db, id, row.FullPath); err != nil {
-				return err
-			}
-		}
-		out = row.domain()
-		return nil
+		return fmt.Errorf("bunstore: update namespace %d: %w", id, err)
 	})
-	if fnErr != nil {
-		return nil, fnErr
+}
+
+// save writes n, edited from old, back; a new path or parent recomputes
+// its full path and rewrites those of its whole subtree.
+func (st *namespaceStore) save(ctx context.Context, db bun.IDB, old, n *domain.Namespace) (*domain.Namespace, error) {
+	n.ID = old.ID
+	n.UpdatedAt = edited(n.UpdatedAt, old.UpdatedAt)
+	row := newNamespaceRow(n)
+	row.FullPath = old.FullPath
+	moved := !sameID(n.ParentID, old.ParentID)
+	if moved || n.Path != old.Path {
+		if moved && n.ParentID != nil {
+			if err := st.checkMove(ctx, db, n.ID, *n.ParentID); err != nil {
+				return nil, err
+			}
+		}
+		full, err := st.fullPath(ctx, db, row.ParentID, row.Path)
+		if err != nil {
+			return nil, err
+		}
+		row.FullPath = full
+		if err := st.lockSubtree(ctx, db, n.ID); err != nil {
+			return nil, err
+		}
 	}
-	if deadlock(err) {
-		// Two moves that would make a cycle together (a under b, b under a)
-		// lock each other's rows: Postgres aborts one of them.
-		err = &core.Error{Kind: core.ErrConflict, Msg: "The group was changed at the same time; try again", Err: err}
+	out, err := namespaceTable.save(ctx, db, row, parentErr("User"))
+	if err == nil && row.FullPath != old.FullPath {
+		err = rewriteFullPaths(ctx, db, n.ID, row.FullPath)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("bunstore: update namespace %d: %w", id, err)
-	}
-	return &out, nil
+	return out, err
 }
 
 func sameID(a, b *int64) bool {
@@ -313,12 +278,8 @@ UPDATE namespaces SET full_path = t.fp FROM t WHERE namespaces.id = t.id`, full,
 // the same transaction.
 func (st *namespaceStore) Delete(ctx context.Context, id int64) error {
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		exists, err := db.NewSelect().Model((*namespaceRow)(nil)).Where("id = ?", id).Exists(ctx)
-		if err != nil {
+		if err := namespaceTable.mustExist(ctx, db, id); err != nil {
 			return err
-		}
-		if !exists {
-			return core.NotFound("Namespace")
 		}
 		return deleteNamespaceTree(ctx, db, id)
 	})
@@ -365,7 +326,7 @@ SELECT n.* FROM namespaces n JOIN up ON up.id = n.id ORDER BY up.depth DESC`, id
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: ancestors of namespace %d: %w", id, err)
 	}
-	return namespaceSlice(rows), nil
+	return namespaceTable.all(rows), nil
 }
 
 func (st *namespaceStore) Descendants(ctx context.Context, ids []int64) ([]int64, error) {
@@ -408,7 +369,6 @@ func (st *namespaceStore) OfProjects(ctx context.Context, projectIDs []int64) ([
 // ListGroups orders by name (default) or path, then ID, in the direction
 // f.Ascending gives; an unknown OrderBy is core.ErrInvalid.
 func (st *namespaceStore) ListGroups(ctx context.Context, f domain.GroupFilter) ([]domain.Namespace, int, error) {
-	rows := []namespaceRow{}
 	if f.OnlyIDsSet && len(f.OnlyIDs) == 0 {
 		return []domain.Namespace{}, 0, nil
 	}
@@ -421,7 +381,7 @@ func (st *namespaceStore) ListGroups(ctx context.Context, f domain.GroupFilter) 
 	default:
 		return nil, 0, fmt.Errorf("bunstore: list groups: %w", core.InvalidParam("order_by"))
 	}
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).Where("n.kind = ?", string(domain.NamespaceGroup))
+	q := st.s.Conn(ctx).NewSelect().Where("n.kind = ?", string(domain.NamespaceGroup))
 	if !f.All {
 		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			q = q.WhereOr("n.visibility = ?", string(domain.Public))
@@ -446,37 +406,30 @@ func (st *namespaceStore) ListGroups(ctx context.Context, f domain.GroupFilter) 
 	if f.TopLevel {
 		q = q.Where("n.parent_id IS NULL")
 	}
-	if f.Search != "" {
-		p := containsPattern(f.Search)
-		q = q.Where(`(lower(n.name) LIKE ? ESCAPE '\' OR lower(n.path) LIKE ? ESCAPE '\')`, p, p)
-	}
+	q = whereContains(q, f.Search, "n.name", "n.path")
 	q = q.OrderExpr(orderBy(f.Ascending, col, "n.id"))
-	n, err := page(ctx, q, f.Page)
+	out, n, err := namespaceTable.page(ctx, q, f.Page)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list groups: %w", err)
 	}
-	return namespaceSlice(rows), n, nil
+	return out, n, nil
 }
 
 // Search orders by ID.
 func (st *namespaceStore) Search(ctx context.Context, search string, ids []int64, idsSet bool, p domain.Page) ([]domain.Namespace, int, error) {
-	rows := []namespaceRow{}
 	if idsSet && len(ids) == 0 {
 		return []domain.Namespace{}, 0, nil
 	}
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).Order("n.id")
+	q := st.s.Conn(ctx).NewSelect().Order("n.id")
 	if len(ids) > 0 {
 		q = q.Where("n.id IN (?)", bun.List(dedupeIDs(ids)))
 	}
-	if search != "" {
-		pat := containsPattern(search)
-		q = q.Where(`(lower(n.name) LIKE ? ESCAPE '\' OR lower(n.path) LIKE ? ESCAPE '\')`, pat, pat)
-	}
-	n, err := page(ctx, q, p)
+	q = whereContains(q, search, "n.name", "n.path")
+	out, n, err := namespaceTable.page(ctx, q, p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: search namespaces: %w", err)
 	}
-	return namespaceSlice(rows), n, nil
+	return out, n, nil
 }
 
 // orderBy is "a DESC, b DESC" or "a ASC, b ASC".

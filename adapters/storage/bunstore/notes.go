@@ -41,6 +41,8 @@ func (r *noteRow) domain() domain.Note {
 	}
 }
 
+var noteTable = tableOf("Note", (*noteRow).domain)
+
 type noteStore struct{ s *Store }
 
 // Create inserts n; a zero UpdatedAt is CreatedAt. An unknown project is
@@ -53,17 +55,9 @@ func (st *noteStore) Create(ctx context.Context, n *domain.Note) error {
 		AuthorID:     n.AuthorID,
 		Body:         n.Body,
 		System:       n.System,
-		CreatedAt:    orNow(n.CreatedAt),
 	}
-	row.UpdatedAt = row.CreatedAt
-	if !n.UpdatedAt.IsZero() {
-		row.UpdatedAt = ts(n.UpdatedAt)
-	}
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
-		return writeErr(err, "Project")
-	})
-	if err != nil {
+	row.CreatedAt, row.UpdatedAt = created(n.CreatedAt, n.UpdatedAt)
+	if err := st.s.insert(ctx, row, parentErr("Project"), "id"); err != nil {
 		return fmt.Errorf("bunstore: create note on %s %d: %w", n.NoteableType, n.NoteableID, err)
 	}
 	*n = row.domain()
@@ -71,12 +65,11 @@ func (st *noteStore) Create(ctx context.Context, n *domain.Note) error {
 }
 
 func (st *noteStore) Get(ctx context.Context, id int64) (*domain.Note, error) {
-	row := new(noteRow)
-	if err := st.s.Conn(ctx).NewSelect().Model(row).Where("n.id = ?", id).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("bunstore: get note %d: %w", id, readErr(err, "Note"))
+	n, err := noteTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("n.id = ?", id))
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: get note %d: %w", id, err)
 	}
-	n := row.domain()
-	return &n, nil
+	return n, nil
 }
 
 // GetMany reads the notes in one query.
@@ -84,13 +77,9 @@ func (st *noteStore) GetMany(ctx context.Context, ids []int64) ([]domain.Note, e
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows := []noteRow{}
-	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("n.id IN (?)", bun.List(dedupeIDs(ids))).Scan(ctx); err != nil {
+	out, err := noteTable.list(ctx, st.s.Conn(ctx).NewSelect().Where("n.id IN (?)", bun.List(dedupeIDs(ids))))
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: get notes: %w", err)
-	}
-	out := make([]domain.Note, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, nil
 }
@@ -103,7 +92,6 @@ func (st *noteStore) List(ctx context.Context, noteableType string, noteableID i
 // Query pages in the database, in the asked order (the noteable index
 // serves the filter; a noteable's notes are then sorted).
 func (st *noteStore) Query(ctx context.Context, nq domain.NoteQuery) ([]domain.Note, int, error) {
-	rows := []noteRow{}
 	col, dir := "n.created_at", "ASC"
 	if nq.ByUpdated {
 		col = "n.updated_at"
@@ -111,16 +99,12 @@ func (st *noteStore) Query(ctx context.Context, nq domain.NoteQuery) ([]domain.N
 	if nq.Descending {
 		dir = "DESC"
 	}
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).
+	q := st.s.Conn(ctx).NewSelect().
 		Where("n.noteable_type = ? AND n.noteable_id = ?", nq.NoteableType, nq.NoteableID).
 		OrderExpr(col + " " + dir + ", n.id " + dir)
-	total, err := page(ctx, q, nq.Page)
+	out, total, err := noteTable.page(ctx, q, nq.Page)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list notes of %s %d: %w", nq.NoteableType, nq.NoteableID, err)
-	}
-	out := make([]domain.Note, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, total, nil
 }
@@ -128,48 +112,22 @@ func (st *noteStore) Query(ctx context.Context, nq domain.NoteQuery) ([]domain.N
 // Update locks the row, applies fn and saves Body and UpdatedAt (now unless
 // fn set it); the other fields do not change. fn's error is returned as is.
 func (st *noteStore) Update(ctx context.Context, id int64, fn func(n *domain.Note) error) (*domain.Note, error) {
-	var out domain.Note
-	var fnErr error
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		row := new(noteRow)
-		q := db.NewSelect().Model(row).Where("n.id = ?", id)
-		if st.s.rowLocks {
-			q = q.For("NO KEY UPDATE")
-		}
-		if err := q.Scan(ctx); err != nil {
-			return readErr(err, "Note")
-		}
-		n := row.domain()
-		if fnErr = fn(&n); fnErr != nil {
-			return fnErr
-		}
-		row.Body = n.Body
-		if n.UpdatedAt.Equal(row.UpdatedAt) {
-			row.UpdatedAt = now()
-		} else {
-			row.UpdatedAt = ts(n.UpdatedAt)
-		}
+	save := func(ctx context.Context, db bun.IDB, old, n *domain.Note) (*domain.Note, error) {
+		out := *old
+		out.Body, out.UpdatedAt = n.Body, ts(edited(n.UpdatedAt, old.UpdatedAt))
+		row := &noteRow{ID: old.ID, Body: out.Body, UpdatedAt: out.UpdatedAt}
 		if _, err := db.NewUpdate().Model(row).Column("body", "updated_at").WherePK().Exec(ctx); err != nil {
-			return err
+			return nil, err
 		}
-		out = row.domain()
-		return nil
+		return &out, nil
+	}
+	return modify(ctx, st.s, noteTable.locked(st.s, "n.id = ?", id), fn, save, func(err error) error {
+		return fmt.Errorf("bunstore: update note %d: %w", id, err)
 	})
-	if fnErr != nil {
-		return nil, fnErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bunstore: update note %d: %w", id, err)
-	}
-	return &out, nil
 }
 
 func (st *noteStore) Delete(ctx context.Context, id int64) error {
-	res, err := st.s.Conn(ctx).NewDelete().Model((*noteRow)(nil)).Where("id = ?", id).Exec(ctx)
-	if err == nil {
-		err = mustAffect(res, "Note")
-	}
-	if err != nil {
+	if err := noteTable.deleteOne(ctx, st.s.Conn(ctx), "id = ?", id); err != nil {
 		return fmt.Errorf("bunstore: delete note %d: %w", id, err)
 	}
 	return nil
@@ -187,23 +145,14 @@ func (st *noteStore) DeleteNoteable(ctx context.Context, noteableType string, no
 
 // CountUserNotes groups the non-system notes of ids in one query.
 func (st *noteStore) CountUserNotes(ctx context.Context, noteableType string, ids []int64) (map[int64]int, error) {
-	out := map[int64]int{}
 	if len(ids) == 0 {
-		return out, nil
+		return map[int64]int{}, nil
 	}
-	var counts []struct {
-		ID int64 `bun:"noteable_id"`
-		N  int   `bun:"n"`
-	}
-	err := st.s.Conn(ctx).NewSelect().Model((*noteRow)(nil)).
-		Column("n.noteable_id").ColumnExpr("count(*) AS n").
-		Where("n.noteable_type = ? AND n.noteable_id IN (?) AND n.system = ?", noteableType, bun.List(dedupeIDs(ids)), false).
-		Group("n.noteable_id").Scan(ctx, &counts)
+	q := st.s.Conn(ctx).NewSelect().Model((*noteRow)(nil)).
+		Where("n.noteable_type = ? AND n.noteable_id IN (?) AND n.system = ?", noteableType, bun.List(dedupeIDs(ids)), false)
+	out, err := countBy(ctx, q, "n.noteable_id")
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: count notes of %d %s: %w", len(ids), noteableType, err)
-	}
-	for _, c := range counts {
-		out[c.ID] = c.N
 	}
 	return out, nil
 }

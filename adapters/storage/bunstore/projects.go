@@ -147,13 +147,7 @@ func (r *projectRow) domain() domain.Project {
 	}
 }
 
-func projectSlice(rows []projectRow) []domain.Project {
-	out := make([]domain.Project, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
-	}
-	return out
-}
+var projectTable = tableOf("Project", (*projectRow).domain)
 
 // starRow is a row of project_stars.
 type starRow struct {
@@ -182,10 +176,7 @@ var projectOrders = map[domain.ProjectOrder]string{
 // counters start at 0 (stars and forks move only through Star and AddForks).
 // An unknown namespace (or fork source) is core.ErrNotFound.
 func (st *projectStore) Create(ctx context.Context, p *domain.Project) error {
-	p.CreatedAt = orNow(p.CreatedAt)
-	if p.UpdatedAt.IsZero() {
-		p.UpdatedAt = p.CreatedAt
-	}
+	p.CreatedAt, p.UpdatedAt = created(p.CreatedAt, p.UpdatedAt)
 	if p.LastActivityAt.IsZero() {
 		p.LastActivityAt = p.CreatedAt
 	}
@@ -194,13 +185,8 @@ func (st *projectStore) Create(ctx context.Context, p *domain.Project) error {
 	}
 	row := newProjectRow(p)
 	row.ID, row.StarCount, row.ForksCount = 0, 0, 0
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
-		return err
-	})
-	if err != nil {
-		err = st.writeErr(ctx, err, row, 0)
-		return fmt.Errorf("bunstore: create project %q: %w", p.Path, err)
+	if err := st.s.insert(ctx, row, nil, "id"); err != nil {
+		return fmt.Errorf("bunstore: create project %q: %w", p.Path, st.writeErr(ctx, err, row, 0))
 	}
 	*p = row.domain()
 	return nil
@@ -242,12 +228,11 @@ func (st *projectStore) writeErr(ctx context.Context, err error, row *projectRow
 }
 
 func (st *projectStore) Get(ctx context.Context, id int64) (*domain.Project, error) {
-	row := new(projectRow)
-	if err := st.s.Conn(ctx).NewSelect().Model(row).Where("p.id = ?", id).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("bunstore: get project %d: %w", id, readErr(err, "Project"))
+	p, err := projectTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("p.id = ?", id))
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: get project %d: %w", id, err)
 	}
-	p := row.domain()
-	return &p, nil
+	return p, nil
 }
 
 // GetByFullPath splits at the last slash into the namespace's full path and
@@ -257,71 +242,46 @@ func (st *projectStore) GetByFullPath(ctx context.Context, fullPath string) (*do
 	if i <= 0 || i == len(fullPath)-1 {
 		return nil, fmt.Errorf("bunstore: get project %q: %w", fullPath, core.NotFound("Project"))
 	}
-	row := new(projectRow)
-	err := st.s.Conn(ctx).NewSelect().Model(row).
+	p, err := projectTable.get(ctx, st.s.Conn(ctx).NewSelect().
 		Join("JOIN namespaces AS n ON n.id = p.namespace_id").
 		Where("lower(n.full_path) = lower(?) AND lower(p.path) = lower(?)", fullPath[:i], fullPath[i+1:]).
-		Limit(1).Scan(ctx)
+		Limit(1))
 	if err != nil {
-		return nil, fmt.Errorf("bunstore: get project %q: %w", fullPath, readErr(err, "Project"))
+		return nil, fmt.Errorf("bunstore: get project %q: %w", fullPath, err)
 	}
-	p := row.domain()
-	return &p, nil
+	return p, nil
 }
 
 // GetMany orders by ID; unknown IDs are skipped.
 func (st *projectStore) GetMany(ctx context.Context, ids []int64) ([]domain.Project, error) {
-	if len(ids) == 0 {
-		return []domain.Project{}, nil
-	}
-	var rows []projectRow
-	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("p.id IN (?)", bun.List(dedupeIDs(ids))).Order("p.id").Scan(ctx); err != nil {
+	out, err := projectTable.byIDs(ctx, st.s.Conn(ctx), "p.id", ids)
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: get %d projects: %w", len(ids), err)
 	}
-	return projectSlice(rows), nil
+	return out, nil
 }
 
 // Update locks the row, applies fn and saves every column but the counters
 // StarCount and ForksCount, which fn cannot change. UpdatedAt becomes now
 // unless fn sets it. core.ErrNotFound when absent; fn's error is returned as is.
 func (st *projectStore) Update(ctx context.Context, id int64, fn func(p *domain.Project) error) (*domain.Project, error) {
-	var out domain.Project
-	var fnErr error
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		old := new(projectRow)
-		q := db.NewSelect().Model(old).Where("p.id = ?", id)
-		if st.s.rowLocks {
-			q = q.For("NO KEY UPDATE")
-		}
-		if err := q.Scan(ctx); err != nil {
-			return readErr(err, "Project")
-		}
-		p := old.domain()
-		if fnErr = fn(&p); fnErr != nil {
-			return fnErr
-		}
+	save := func(ctx context.Context, db bun.IDB, old, p *domain.Project) (*domain.Project, error) {
 		p.ID, p.StarCount, p.ForksCount = id, old.StarCount, old.ForksCount
-		if p.UpdatedAt.Equal(old.UpdatedAt) {
-			p.UpdatedAt = now()
-		}
-		row := newProjectRow(&p)
+		p.UpdatedAt = edited(p.UpdatedAt, old.UpdatedAt)
+		row := newProjectRow(p)
 		err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
 			_, err := db.NewUpdate().Model(row).ExcludeColumn("star_count", "forks_count").WherePK().Exec(ctx)
 			return err
 		})
 		if err != nil {
-			return st.writeErr(ctx, err, row, id)
+			return nil, st.writeErr(ctx, err, row, id)
 		}
-		out = row.domain()
-		return nil
+		out := row.domain()
+		return &out, nil
+	}
+	return modify(ctx, st.s, projectTable.locked(st.s, "p.id = ?", id), fn, save, func(err error) error {
+		return fmt.Errorf("bunstore: update project %d: %w", id, err)
 	})
-	if fnErr != nil {
-		return nil, fnErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bunstore: update project %d: %w", id, err)
-	}
-	return &out, nil
 }
 
 // deleteProjectLeftovers removes what points into a project's issues,
@@ -358,14 +318,10 @@ func (st *projectStore) Delete(ctx context.Context, id int64) error {
 		if err := deleteProjectLeftovers(ctx, db, id); err != nil {
 			return err
 		}
-		res, err := db.NewDelete().Model((*projectRow)(nil)).Where("id = ?", id).Exec(ctx)
-		if err != nil {
+		if err := projectTable.deleteOne(ctx, db, "id = ?", id); err != nil {
 			return err
 		}
-		if err := mustAffect(res, "Project"); err != nil {
-			return err
-		}
-		_, err = db.NewDelete().Model((*memberRow)(nil)).
+		_, err := db.NewDelete().Model((*memberRow)(nil)).
 			Where("source = ? AND source_id = ?", string(domain.MemberOfProject), id).Exec(ctx)
 		return err
 	})
@@ -379,7 +335,6 @@ func (st *projectStore) Delete(ctx context.Context, id int64) error {
 // queries (the count, then the page) whatever the page size. An unknown
 // OrderBy is core.ErrInvalid.
 func (st *projectStore) List(ctx context.Context, f domain.ProjectFilter) ([]domain.Project, int, error) {
-	rows := []projectRow{}
 	col, ok := projectOrders[f.OrderBy]
 	if !ok {
 		return nil, 0, fmt.Errorf("bunstore: list projects: %w", core.InvalidParam("order_by"))
@@ -387,26 +342,19 @@ func (st *projectStore) List(ctx context.Context, f domain.ProjectFilter) ([]dom
 	if f.OnlyIDsSet && len(f.OnlyIDs) == 0 {
 		return []domain.Project{}, 0, nil
 	}
-	q := whereReadable(st.s.Conn(ctx).NewSelect().Model(&rows), f.Readable, "p.")
+	q := whereReadable(st.s.Conn(ctx).NewSelect(), f.Readable, "p.")
 	if len(f.NamespaceIDs) > 0 {
 		q = q.Where("p.namespace_id IN (?)", bun.List(dedupeIDs(f.NamespaceIDs)))
 	}
 	if len(f.OnlyIDs) > 0 {
 		q = q.Where("p.id IN (?)", bun.List(dedupeIDs(f.OnlyIDs)))
 	}
-	if f.StarredBy != 0 {
-		q = q.Where("p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)", f.StarredBy)
-	}
+	q = whereSet(q, "p.id IN (SELECT project_id FROM project_stars WHERE user_id = ?)", f.StarredBy)
 	if f.Archived != nil {
 		q = q.Where("p.archived = ?", *f.Archived)
 	}
-	if f.Visibility != "" {
-		q = q.Where("p.visibility = ?", string(f.Visibility))
-	}
-	if f.Search != "" {
-		pat := containsPattern(f.Search)
-		q = q.Where(`(lower(p.name) LIKE ? ESCAPE '\' OR lower(p.path) LIKE ? ESCAPE '\' OR lower(p.description) LIKE ? ESCAPE '\')`, pat, pat, pat)
-	}
+	q = whereSet(q, "p.visibility = ?", string(f.Visibility))
+	q = whereContains(q, f.Search, "p.name", "p.path", "p.description")
 	if f.WithIssuesEnabled {
 		q = q.Where("p.issues_enabled = ?", true)
 	}
@@ -418,11 +366,11 @@ func (st *projectStore) List(ctx context.Context, f domain.ProjectFilter) ([]dom
 	} else {
 		q = q.OrderExpr(orderBy(f.Ascending, col, "p.id"))
 	}
-	n, err := page(ctx, q, f.Page)
+	out, n, err := projectTable.page(ctx, q, f.Page)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list projects: %w", err)
 	}
-	return projectSlice(rows), n, nil
+	return out, n, nil
 }
 
 func (st *projectStore) CountInNamespace(ctx context.Context, namespaceID int64) (int, error) {
@@ -531,14 +479,13 @@ func (st *projectStore) Starred(ctx context.Context, userID int64, projectIDs []
 
 // PendingImports orders by ID.
 func (st *projectStore) PendingImports(ctx context.Context) ([]domain.Project, error) {
-	rows := []projectRow{}
-	err := st.s.Conn(ctx).NewSelect().Model(&rows).
+	out, err := projectTable.list(ctx, st.s.Conn(ctx).NewSelect().
 		Where("p.import_status IN (?)", bun.List([]string{domain.ImportScheduled, domain.ImportStarted})).
-		Order("p.id").Scan(ctx)
+		Order("p.id"))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: pending imports: %w", err)
 	}
-	return projectSlice(rows), nil
+	return out, nil
 }
 
 // Forks orders by ID.
@@ -559,20 +506,9 @@ var _ ports.ProjectStore = (*projectStore)(nil)
 func (st *projectStore) TouchActivity(ctx context.Context, id int64, at time.Time) error {
 	t := ts(at)
 	db := st.s.Conn(ctx)
-	res, err := db.NewUpdate().Model((*projectRow)(nil)).Set("last_activity_at = ?", t).
-		Where("id = ? AND last_activity_at < ?", id, t).Exec(ctx)
-	if err != nil {
+	q := db.NewUpdate().Set("last_activity_at = ?", t).Where("id = ? AND last_activity_at < ?", id, t)
+	if err := projectTable.moveForward(ctx, db, q, id); err != nil {
 		return fmt.Errorf("bunstore: touch activity of project %d: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n > 0 {
-		return nil
-	}
-	exists, err := db.NewSelect().Model((*projectRow)(nil)).Where("id = ?", id).Exists(ctx)
-	switch {
-	case err != nil:
-		return fmt.Errorf("bunstore: touch activity of project %d: %w", id, err)
-	case !exists:
-		return fmt.Errorf("bunstore: touch activity of project %d: %w", id, core.NotFound("Project"))
 	}
 	return nil
 }

@@ -37,6 +37,8 @@ func (r *protectedBranchRow) domain() domain.ProtectedBranch {
 	}
 }
 
+var protectedBranchTable = tableOf("Protected Branch", (*protectedBranchRow).domain)
+
 type protectedBranchStore struct{ s *Store }
 
 // Protect inserts the rule or, when the project already has one of that
@@ -77,14 +79,10 @@ func (st *protectedBranchStore) Unprotect(ctx context.Context, projectID int64, 
 
 // List orders by name (byte order on both dialects), then ID.
 func (st *protectedBranchStore) List(ctx context.Context, projectID int64) ([]domain.ProtectedBranch, error) {
-	rows := []protectedBranchRow{}
-	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("pb.project_id = ?", projectID).
-		OrderExpr(byteOrder(st.s, "pb.name")).Order("pb.id").Scan(ctx); err != nil {
+	out, err := protectedBranchTable.list(ctx, st.s.Conn(ctx).NewSelect().Where("pb.project_id = ?", projectID).
+		OrderExpr(byteOrder(st.s, "pb.name")).Order("pb.id"))
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: list protected branches of project %d: %w", projectID, err)
-	}
-	out := make([]domain.ProtectedBranch, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, nil
 }
@@ -120,6 +118,8 @@ func (r *releaseRow) domain() domain.Release {
 	}
 }
 
+var releaseTable = tableOf("Release", (*releaseRow).domain)
+
 type releaseStore struct{ s *Store }
 
 // errReleaseExists is GitLab's conflict for a second release of a tag.
@@ -130,19 +130,9 @@ func errReleaseExists() error {
 // Create stores r; zero times mean now, and a zero UpdatedAt is CreatedAt.
 // An unknown project is core.ErrNotFound.
 func (st *releaseStore) Create(ctx context.Context, r domain.Release) (domain.Release, error) {
-	row := &releaseRow{ProjectID: r.ProjectID, TagName: r.TagName, Description: r.Description, CreatedAt: orNow(r.CreatedAt)}
-	row.UpdatedAt = row.CreatedAt
-	if !r.UpdatedAt.IsZero() {
-		row.UpdatedAt = ts(r.UpdatedAt)
-	}
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Exec(ctx)
-		if _, ok := uniqueViolation(err); ok {
-			return errReleaseExists()
-		}
-		return writeErr(err, "Project")
-	})
-	if err != nil {
+	row := &releaseRow{ProjectID: r.ProjectID, TagName: r.TagName, Description: r.Description}
+	row.CreatedAt, row.UpdatedAt = created(r.CreatedAt, r.UpdatedAt)
+	if err := st.s.insert(ctx, row, takenErr("", errReleaseExists, "Project")); err != nil {
 		return domain.Release{}, fmt.Errorf("bunstore: create release of tag %q in project %d: %w", r.TagName, r.ProjectID, err)
 	}
 	return row.domain(), nil
@@ -165,12 +155,11 @@ func (st *releaseStore) Update(ctx context.Context, projectID int64, tag, descri
 }
 
 func (st *releaseStore) Get(ctx context.Context, projectID int64, tag string) (domain.Release, error) {
-	row := new(releaseRow)
-	if err := st.s.Conn(ctx).NewSelect().Model(row).
-		Where("r.project_id = ? AND r.tag_name = ?", projectID, tag).Scan(ctx); err != nil {
-		return domain.Release{}, fmt.Errorf("bunstore: get release of tag %q in project %d: %w", tag, projectID, readErr(err, "Release"))
+	r, err := releaseTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("r.project_id = ? AND r.tag_name = ?", projectID, tag))
+	if err != nil {
+		return domain.Release{}, fmt.Errorf("bunstore: get release of tag %q in project %d: %w", tag, projectID, err)
 	}
-	return row.domain(), nil
+	return *r, nil
 }
 
 // ListByTags costs one query, none for no tags.
@@ -179,13 +168,13 @@ func (st *releaseStore) ListByTags(ctx context.Context, projectID int64, tags []
 	if len(tags) == 0 {
 		return out, nil
 	}
-	rows := []releaseRow{}
-	if err := st.s.Conn(ctx).NewSelect().Model(&rows).
-		Where("r.project_id = ? AND r.tag_name IN (?)", projectID, bun.List(dedupeStrings(tags))).Scan(ctx); err != nil {
+	releases, err := releaseTable.list(ctx, st.s.Conn(ctx).NewSelect().
+		Where("r.project_id = ? AND r.tag_name IN (?)", projectID, bun.List(dedupeStrings(tags))))
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: list releases of %d tags in project %d: %w", len(tags), projectID, err)
 	}
-	for i := range rows {
-		out[rows[i].TagName] = rows[i].domain()
+	for _, r := range releases {
+		out[r.TagName] = r
 	}
 	return out, nil
 }
@@ -241,6 +230,8 @@ func (r *commitCommentRow) domain() domain.CommitComment {
 	}
 }
 
+var commitCommentTable = tableOf("Commit Comment", (*commitCommentRow).domain)
+
 type commitCommentStore struct{ s *Store }
 
 // Create stores c; a zero CreatedAt means now. An unknown project is
@@ -256,11 +247,7 @@ func (st *commitCommentStore) Create(ctx context.Context, c domain.CommitComment
 		LineType:  c.LineType,
 		CreatedAt: orNow(c.CreatedAt),
 	}
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
-		return writeErr(err, "Project")
-	})
-	if err != nil {
+	if err := st.s.insert(ctx, row, parentErr("Project"), "id"); err != nil {
 		return domain.CommitComment{}, fmt.Errorf("bunstore: comment on commit %s of project %d: %w", c.CommitID, c.ProjectID, err)
 	}
 	return row.domain(), nil
@@ -269,17 +256,12 @@ func (st *commitCommentStore) Create(ctx context.Context, c domain.CommitComment
 // List orders by creation, oldest first (ID breaks ties), and costs the
 // count and the page.
 func (st *commitCommentStore) List(ctx context.Context, projectID int64, commitID string, p domain.Page) ([]domain.CommitComment, int, error) {
-	rows := []commitCommentRow{}
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).
+	q := st.s.Conn(ctx).NewSelect().
 		Where("cc.project_id = ? AND cc.commit_id = ?", projectID, commitID).
 		Order("cc.created_at", "cc.id")
-	n, err := page(ctx, q, p)
+	out, n, err := commitCommentTable.page(ctx, q, p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list comments on commit %s of project %d: %w", commitID, projectID, err)
-	}
-	out := make([]domain.CommitComment, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, n, nil
 }

@@ -69,6 +69,8 @@ func (r *snippetRow) domain() domain.Snippet {
 	}
 }
 
+var snippetTable = tableOf("Snippet", (*snippetRow).domain)
+
 type snippetStore struct{ s *Store }
 
 // Create inserts s. Zero times mean now (UpdatedAt: CreatedAt); an empty
@@ -78,17 +80,10 @@ func (st *snippetStore) Create(ctx context.Context, s *domain.Snippet) error {
 	if s.Visibility == "" {
 		s.Visibility = domain.Private
 	}
-	s.CreatedAt = orNow(s.CreatedAt)
-	if s.UpdatedAt.IsZero() {
-		s.UpdatedAt = s.CreatedAt
-	}
+	s.CreatedAt, s.UpdatedAt = created(s.CreatedAt, s.UpdatedAt)
 	row := newSnippetRow(s)
 	row.ID = 0
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
-		return writeErr(err, "Project")
-	})
-	if err != nil {
+	if err := st.s.insert(ctx, row, parentErr("Project"), "id"); err != nil {
 		return fmt.Errorf("bunstore: create snippet in project %d: %w", s.ProjectID, err)
 	}
 	*s = row.domain()
@@ -106,51 +101,28 @@ func (st *snippetStore) Get(ctx context.Context, projectID, id int64) (*domain.S
 // one reads a project's snippet; lock takes the row lock when the store
 // uses them.
 func (st *snippetStore) one(ctx context.Context, db bun.IDB, lock bool, projectID, id int64) (*domain.Snippet, error) {
-	row := new(snippetRow)
-	q := db.NewSelect().Model(row).Where("sn.project_id = ? AND sn.id = ?", projectID, id)
-	if lock && st.s.rowLocks {
-		q = q.For("NO KEY UPDATE OF sn")
+	q := db.NewSelect().Where("sn.project_id = ? AND sn.id = ?", projectID, id)
+	if lock {
+		q = st.s.forUpdate(q, "sn")
 	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, readErr(err, "Snippet")
-	}
-	s := row.domain()
-	return &s, nil
+	return snippetTable.get(ctx, q)
 }
 
 // Update locks the row, applies fn and saves every column but ID,
 // ProjectID and CreatedAt. UpdatedAt = now unless fn changed it.
 // core.ErrNotFound when absent; fn's error is returned as is.
 func (st *snippetStore) Update(ctx context.Context, projectID, id int64, fn func(s *domain.Snippet) error) (*domain.Snippet, error) {
-	var out domain.Snippet
-	var fnErr error
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		old, err := st.one(ctx, db, true, projectID, id)
-		if err != nil {
-			return err
-		}
-		s := *old
-		if fnErr = fn(&s); fnErr != nil {
-			return fnErr
-		}
+	load := func(ctx context.Context, db bun.IDB) (*domain.Snippet, error) {
+		return st.one(ctx, db, true, projectID, id)
+	}
+	save := func(ctx context.Context, db bun.IDB, old, s *domain.Snippet) (*domain.Snippet, error) {
 		s.ID, s.ProjectID, s.CreatedAt = old.ID, old.ProjectID, old.CreatedAt
-		if s.UpdatedAt.Equal(old.UpdatedAt) {
-			s.UpdatedAt = now()
-		}
-		row := newSnippetRow(&s)
-		if _, err := db.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
-			return err
-		}
-		out = row.domain()
-		return nil
+		s.UpdatedAt = edited(s.UpdatedAt, old.UpdatedAt)
+		return snippetTable.save(ctx, db, newSnippetRow(s), nil)
+	}
+	return modify(ctx, st.s, load, fn, save, func(err error) error {
+		return fmt.Errorf("bunstore: update snippet %d of project %d: %w", id, projectID, err)
 	})
-	if fnErr != nil {
-		return nil, fnErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bunstore: update snippet %d of project %d: %w", id, projectID, err)
-	}
-	return &out, nil
 }
 
 // Delete removes the snippet with its notes, the awards on it and on its
@@ -189,8 +161,7 @@ func (st *snippetStore) Delete(ctx context.Context, projectID, id int64) error {
 // f.Visibilities or whose author is f.AuthorID (when not 0); with
 // neither, nothing. Newest first (created_at, then ID), two queries.
 func (st *snippetStore) List(ctx context.Context, f domain.SnippetFilter) ([]domain.Snippet, int, error) {
-	rows := []snippetRow{}
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).Where("sn.project_id = ?", f.ProjectID)
+	q := st.s.Conn(ctx).NewSelect().Where("sn.project_id = ?", f.ProjectID)
 	vis := make([]string, 0, len(f.Visibilities))
 	for _, v := range f.Visibilities {
 		vis = append(vis, string(v))
@@ -206,13 +177,9 @@ func (st *snippetStore) List(ctx context.Context, f domain.SnippetFilter) ([]dom
 		return []domain.Snippet{}, 0, nil
 	}
 	q = q.OrderExpr(orderBy(false, "sn.created_at", "sn.id"))
-	n, err := page(ctx, q, f.Page)
+	out, n, err := snippetTable.page(ctx, q, f.Page)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list snippets of project %d: %w", f.ProjectID, err)
-	}
-	out := make([]domain.Snippet, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, n, nil
 }

@@ -141,4 +141,21 @@ func (s *Store) guarded(ctx context.Context, fn func(ctx context.Context, db bun
 	return s.inTx(ctx, fn)
 }
 
+// insert adds row in one guarded statement. returning names the columns
+// the database generates and row reads back ("id"); keyed rows pass none.
+// mapErr (nil: none) maps a failure.
+func (s *Store) insert(ctx context.Context, row any, mapErr func(error) error, returning ...string) error {
+	return s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
+		q := db.NewInsert().Model(row)
+		for _, col := range returning {
+			q = q.Returning(col)
+		}
+		_, err := q.Exec(ctx)
+		if err != nil && mapErr != nil {
+			err = mapErr(err)
+		}
+		return err
+	})
+}
+
 var _ ports.Pinger = (*Store)(nil)

@@ -2,7 +2,6 @@ package bunstore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -48,6 +47,8 @@ func (r *todoRow) domain() domain.Todo {
 	}
 }
 
+var todoTable = tableOf("Todo", (*todoRow).domain)
+
 type todoStore struct{ s *Store }
 
 // createAttempts bounds CreatePending's retries: each one only repeats when
@@ -68,12 +69,8 @@ func (st *todoStore) CreatePending(ctx context.Context, t *domain.Todo) (*domain
 		Action:     t.Action,
 		State:      domain.TodoPending,
 		Body:       t.Body,
-		CreatedAt:  orNow(t.CreatedAt),
 	}
-	row.UpdatedAt = row.CreatedAt
-	if !t.UpdatedAt.IsZero() {
-		row.UpdatedAt = ts(t.UpdatedAt)
-	}
+	row.CreatedAt, row.UpdatedAt = created(t.CreatedAt, t.UpdatedAt)
 	for range createAttempts {
 		created, err := st.insertPending(ctx, row)
 		if err != nil {
@@ -83,19 +80,16 @@ func (st *todoStore) CreatePending(ctx context.Context, t *domain.Todo) (*domain
 			out := row.domain()
 			return &out, true, nil
 		}
-		existing := new(todoRow)
-		err = st.s.Conn(ctx).NewSelect().Model(existing).
+		existing, err := todoTable.get(ctx, st.s.Conn(ctx).NewSelect().
 			Where("td.user_id = ? AND td.target_type = ? AND td.target_id = ? AND td.action = ? AND td.state = ?",
-				row.UserID, row.TargetType, row.TargetID, row.Action, domain.TodoPending).
-			Scan(ctx)
-		if errors.Is(err, sql.ErrNoRows) {
+				row.UserID, row.TargetType, row.TargetID, row.Action, domain.TodoPending))
+		if errors.Is(err, core.ErrNotFound) {
 			continue // marked done since: insert again
 		}
 		if err != nil {
 			return nil, false, fmt.Errorf("bunstore: read pending todo of user %d: %w", t.UserID, err)
 		}
-		out := existing.domain()
-		return &out, false, nil
+		return existing, false, nil
 	}
 	return nil, false, fmt.Errorf("bunstore: create todo for user %d: pending todo kept changing", t.UserID)
 }
@@ -122,42 +116,28 @@ func (st *todoStore) insertPending(ctx context.Context, row *todoRow) (bool, err
 }
 
 func (st *todoStore) Get(ctx context.Context, userID, id int64) (*domain.Todo, error) {
-	row := new(todoRow)
-	if err := st.s.Conn(ctx).NewSelect().Model(row).Where("td.id = ? AND td.user_id = ?", id, userID).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("bunstore: get todo %d of user %d: %w", id, userID, readErr(err, "Todo"))
+	t, err := todoTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("td.id = ? AND td.user_id = ?", id, userID))
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: get todo %d of user %d: %w", id, userID, err)
 	}
-	t := row.domain()
-	return &t, nil
+	return t, nil
 }
 
 // List orders newest first, ID breaking ties; State "" means pending.
 func (st *todoStore) List(ctx context.Context, f domain.TodoFilter) ([]domain.Todo, int, error) {
-	rows := []todoRow{}
 	state := f.State
 	if state == "" {
 		state = domain.TodoPending
 	}
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).Where("td.user_id = ? AND td.state = ?", f.UserID, state)
-	if f.Action != "" {
-		q = q.Where("td.action = ?", f.Action)
-	}
-	if f.AuthorID != 0 {
-		q = q.Where("td.author_id = ?", f.AuthorID)
-	}
-	if f.ProjectID != 0 {
-		q = q.Where("td.project_id = ?", f.ProjectID)
-	}
-	if f.TargetType != "" {
-		q = q.Where("td.target_type = ?", f.TargetType)
-	}
+	q := st.s.Conn(ctx).NewSelect().Where("td.user_id = ? AND td.state = ?", f.UserID, state)
+	q = whereSet(q, "td.action = ?", f.Action)
+	q = whereSet(q, "td.author_id = ?", f.AuthorID)
+	q = whereSet(q, "td.project_id = ?", f.ProjectID)
+	q = whereSet(q, "td.target_type = ?", f.TargetType)
 	q = q.OrderExpr("td.created_at DESC, td.id DESC")
-	n, err := page(ctx, q, f.Page)
+	out, n, err := todoTable.page(ctx, q, f.Page)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list todos of user %d: %w", f.UserID, err)
-	}
-	out := make([]domain.Todo, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, n, nil
 }

@@ -48,6 +48,8 @@ func (r *tokenRow) domain() domain.Token {
 	}
 }
 
+var tokenTable = tableOf("Token", (*tokenRow).domain)
+
 type tokenStore struct{ s *Store }
 
 // Create stores the token; ExpiresAt is kept as a date (UTC midnight).
@@ -63,11 +65,7 @@ func (st *tokenStore) Create(ctx context.Context, t *domain.Token) error {
 		CreatedAt:  orNow(t.CreatedAt),
 		LastUsedAt: tsPtr(t.LastUsedAt),
 	}
-	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
-		_, err := db.NewInsert().Model(row).Returning("id").Exec(ctx)
-		return writeErr(err, "User")
-	})
-	if err != nil {
+	if err := st.s.insert(ctx, row, parentErr("User"), "id"); err != nil {
 		return fmt.Errorf("bunstore: create token for user %d: %w", t.UserID, err)
 	}
 	*t = row.domain()
@@ -83,23 +81,19 @@ func (st *tokenStore) GetByDigest(ctx context.Context, digest string) (*domain.T
 }
 
 func (st *tokenStore) getWhere(ctx context.Context, op, where string, arg any) (*domain.Token, error) {
-	row := new(tokenRow)
-	if err := st.s.Conn(ctx).NewSelect().Model(row).Where(where, arg).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("bunstore: %s: %w", op, readErr(err, "Token"))
+	t, err := tokenTable.get(ctx, st.s.Conn(ctx).NewSelect().Where(where, arg))
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: %s: %w", op, err)
 	}
-	t := row.domain()
-	return &t, nil
+	return t, nil
 }
 
 // List filters by user, kinds and state. Active means not revoked and not
 // expired at f.Now (expires_at > now, matching domain.Token.Active);
 // inactive is the complement. A zero f.Now means the current time.
 func (st *tokenStore) List(ctx context.Context, f ports.TokenFilter) ([]domain.Token, int, error) {
-	var rows []tokenRow
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).Order("id")
-	if f.UserID != 0 {
-		q = q.Where("user_id = ?", f.UserID)
-	}
+	q := st.s.Conn(ctx).NewSelect().Order("id")
+	q = whereSet(q, "user_id = ?", f.UserID)
 	if len(f.Kinds) > 0 {
 		kinds := make([]string, len(f.Kinds))
 		for i, k := range f.Kinds {
@@ -118,13 +112,9 @@ func (st *tokenStore) List(ctx context.Context, f ports.TokenFilter) ([]domain.T
 	case domain.TokensInactive:
 		q = q.Where("(revoked = ? OR expires_at <= ?)", true, at)
 	}
-	n, err := page(ctx, q, f.Page)
+	out, n, err := tokenTable.page(ctx, q, f.Page)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list tokens: %w", err)
-	}
-	out := make([]domain.Token, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
 	}
 	return out, n, nil
 }

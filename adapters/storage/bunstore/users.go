@@ -8,7 +8,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -124,13 +123,7 @@ func (r *userRow) domain() domain.User {
 	}
 }
 
-func userSlice(rows []userRow) []domain.User {
-	out := make([]domain.User, len(rows))
-	for i := range rows {
-		out[i] = rows[i].domain()
-	}
-	return out
-}
+var userTable = tableOf("User", (*userRow).domain)
 
 type userStore struct{ s *Store }
 
@@ -139,10 +132,7 @@ func (st *userStore) Create(ctx context.Context, u *domain.User) error {
 	if u.State == "" {
 		u.State = domain.UserActive
 	}
-	u.CreatedAt = orNow(u.CreatedAt)
-	if u.UpdatedAt.IsZero() {
-		u.UpdatedAt = u.CreatedAt
-	}
+	u.CreatedAt, u.UpdatedAt = created(u.CreatedAt, u.UpdatedAt)
 	row := newUserRow(u)
 	row.ID = 0
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
@@ -171,64 +161,37 @@ func (st *userStore) GetByEmail(ctx context.Context, email string) (*domain.User
 }
 
 func (st *userStore) getWhere(ctx context.Context, op, where string, arg any) (*domain.User, error) {
-	row := new(userRow)
-	if err := st.s.Conn(ctx).NewSelect().Model(row).Where(where, arg).Limit(1).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("bunstore: %s: %w", op, readErr(err, "User"))
+	u, err := userTable.get(ctx, st.s.Conn(ctx).NewSelect().Where(where, arg).Limit(1))
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: %s: %w", op, err)
 	}
-	u := row.domain()
-	return &u, nil
+	return u, nil
 }
 
 func (st *userStore) GetMany(ctx context.Context, ids []int64) ([]domain.User, error) {
-	if len(ids) == 0 {
-		return []domain.User{}, nil
-	}
-	var rows []userRow
-	if err := st.s.Conn(ctx).NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Order("id").Scan(ctx); err != nil {
+	out, err := userTable.byIDs(ctx, st.s.Conn(ctx), "id", ids)
+	if err != nil {
 		return nil, fmt.Errorf("bunstore: get %d users: %w", len(ids), err)
 	}
-	return userSlice(rows), nil
+	return out, nil
 }
 
 // Update reads the row (locked on Postgres), applies fn and writes every
 // column back, keeping the primary email row in step.
 func (st *userStore) Update(ctx context.Context, id int64, fn func(u *domain.User) error) (*domain.User, error) {
-	var out domain.User
-	var fnErr error
-	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		old := new(userRow)
-		q := db.NewSelect().Model(old).Where("id = ?", id)
-		if st.s.rowLocks {
-			q = q.For("NO KEY UPDATE")
-		}
-		if err := q.Scan(ctx); err != nil {
-			return readErr(err, "User")
-		}
-		u := old.domain()
-		if fnErr = fn(&u); fnErr != nil {
-			return fnErr
-		}
+	save := func(ctx context.Context, db bun.IDB, old, u *domain.User) (*domain.User, error) {
 		u.ID = id
-		if u.UpdatedAt.Equal(old.UpdatedAt) {
-			u.UpdatedAt = now()
+		u.UpdatedAt = edited(u.UpdatedAt, old.UpdatedAt)
+		row := newUserRow(u)
+		out, err := userTable.save(ctx, db, row, parentErr("User"))
+		if err == nil {
+			err = setPrimaryEmail(ctx, db, id, old.Email, row.Email, row.UpdatedAt)
 		}
-		row := newUserRow(&u)
-		if _, err := db.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
-			return writeErr(err, "User")
-		}
-		if err := setPrimaryEmail(ctx, db, id, old.Email, row.Email, row.UpdatedAt); err != nil {
-			return err
-		}
-		out = row.domain()
-		return nil
+		return out, err
+	}
+	return modify(ctx, st.s, userTable.locked(st.s, "id = ?", id), fn, save, func(err error) error {
+		return fmt.Errorf("bunstore: update user %d: %w", id, err)
 	})
-	if fnErr != nil {
-		return nil, fnErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bunstore: update user %d: %w", id, err)
-	}
-	return &out, nil
 }
 
 // setPrimaryEmail moves the user's primary email row from old to email.
@@ -269,12 +232,8 @@ func setPrimaryEmail(ctx context.Context, db bun.IDB, userID int64, old, email s
 // Events stay: the feed is history.
 func (st *userStore) Delete(ctx context.Context, id int64) error {
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		exists, err := db.NewSelect().Model((*userRow)(nil)).Where("id = ?", id).Exists(ctx)
-		if err != nil {
+		if err := userTable.mustExist(ctx, db, id); err != nil {
 			return err
-		}
-		if !exists {
-			return core.NotFound("User")
 		}
 		if _, err := db.NewUpdate().Model((*projectRow)(nil)).Set("star_count = star_count - 1").
 			Where("id IN (SELECT project_id FROM project_stars WHERE user_id = ?)", id).Exec(ctx); err != nil {
@@ -289,7 +248,7 @@ func (st *userStore) Delete(ctx context.Context, id int64) error {
 				return err
 			}
 		}
-		_, err = db.NewDelete().Model((*userRow)(nil)).Where("id = ?", id).Exec(ctx)
+		_, err := db.NewDelete().Model((*userRow)(nil)).Where("id = ?", id).Exec(ctx)
 		return err
 	})
 	if err != nil {
@@ -299,27 +258,17 @@ func (st *userStore) Delete(ctx context.Context, id int64) error {
 }
 
 func (st *userStore) List(ctx context.Context, f domain.UserFilter) ([]domain.User, int, error) {
-	var rows []userRow
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).Order("id")
+	q := st.s.Conn(ctx).NewSelect().Order("id")
 	if f.Active {
 		q = q.Where("state = ?", string(domain.UserActive))
 	}
 	if f.Blocked {
 		q = q.Where("state IN (?)", bun.List([]string{string(domain.UserBlocked), string(domain.UserLDAPBlocked)}))
 	}
-	if f.Search != "" {
-		p := containsPattern(f.Search)
-		q = q.Where(`(lower(username) LIKE ? ESCAPE '\' OR lower(name) LIKE ? ESCAPE '\' OR lower(email) LIKE ? ESCAPE '\')`, p, p, p)
-	}
-	if f.Username != "" {
-		q = q.Where("lower(username) = lower(?)", f.Username)
-	}
-	if f.ExternUID != "" {
-		q = q.Where("extern_uid = ?", f.ExternUID)
-	}
-	if f.Provider != "" {
-		q = q.Where("provider = ?", f.Provider)
-	}
+	q = whereContains(q, f.Search, "username", "name", "email")
+	q = whereSet(q, "lower(username) = lower(?)", f.Username)
+	q = whereSet(q, "extern_uid = ?", f.ExternUID)
+	q = whereSet(q, "provider = ?", f.Provider)
 	if f.External {
 		q = q.Where("external = ?", true)
 	}
@@ -329,11 +278,11 @@ func (st *userStore) List(ctx context.Context, f domain.UserFilter) ([]domain.Us
 	if f.CreatedAfter != nil {
 		q = q.Where("created_at >= ?", ts(*f.CreatedAfter))
 	}
-	n, err := page(ctx, q, f.Page)
+	out, n, err := userTable.page(ctx, q, f.Page)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list users: %w", err)
 	}
-	return userSlice(rows), n, nil
+	return out, n, nil
 }
 
 func (st *userStore) Count(ctx context.Context) (int, error) {
@@ -349,20 +298,9 @@ func (st *userStore) Count(ctx context.Context) (int, error) {
 func (st *userStore) TouchActivity(ctx context.Context, id int64, day time.Time) error {
 	d := date(day)
 	db := st.s.Conn(ctx)
-	res, err := db.NewUpdate().Model((*userRow)(nil)).Set("last_activity_on = ?", d).
-		Where("id = ? AND (last_activity_on IS NULL OR last_activity_on < ?)", id, d).Exec(ctx)
-	if err != nil {
+	q := db.NewUpdate().Set("last_activity_on = ?", d).Where("id = ? AND (last_activity_on IS NULL OR last_activity_on < ?)", id, d)
+	if err := userTable.moveForward(ctx, db, q, id); err != nil {
 		return fmt.Errorf("bunstore: touch activity of user %d: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n > 0 {
-		return nil
-	}
-	exists, err := db.NewSelect().Model((*userRow)(nil)).Where("id = ?", id).Exists(ctx)
-	switch {
-	case err != nil:
-		return fmt.Errorf("bunstore: touch activity of user %d: %w", id, err)
-	case !exists:
-		return fmt.Errorf("bunstore: touch activity of user %d: %w", id, core.NotFound("User"))
 	}
 	return nil
 }
@@ -370,15 +308,12 @@ func (st *userStore) TouchActivity(ctx context.Context, id int64, day time.Time)
 // ListActivity compares dates: from is taken as its UTC day, so a user
 // active that day is included whatever time of day from names.
 func (st *userStore) ListActivity(ctx context.Context, from time.Time, p domain.Page) ([]domain.User, int, error) {
-	var rows []userRow
-	q := st.s.Conn(ctx).NewSelect().Model(&rows).
-		Where("last_activity_on >= ?", date(from)).
-		Order("last_activity_on", "id")
-	n, err := page(ctx, q, p)
+	q := st.s.Conn(ctx).NewSelect().Where("last_activity_on >= ?", date(from)).Order("last_activity_on", "id")
+	out, n, err := userTable.page(ctx, q, p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list user activity: %w", err)
 	}
-	return userSlice(rows), n, nil
+	return out, n, nil
 }
 
 var _ ports.UserStore = (*userStore)(nil)

@@ -3,7 +3,6 @@ package bunstore
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -74,13 +73,6 @@ func deref(s *string) string {
 	return *s
 }
 
-// containsPattern is a LIKE pattern matching s as a lower-cased substring,
-// with LIKE's wildcards escaped (use with ESCAPE '\').
-func containsPattern(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return "%" + r.Replace(strings.ToLower(s)) + "%"
-}
-
 // page counts the rows q selects, then scans one page of them into q's model.
 // The count runs first so an empty or out-of-range page costs one query.
 func page(ctx context.Context, q *bun.SelectQuery, p domain.Page) (int, error) {
@@ -98,6 +90,21 @@ func page(ctx context.Context, q *bun.SelectQuery, p domain.Page) (int, error) {
 		return 0, err
 	}
 	return int(n), nil
+}
+
+// countBy counts the rows q selects per value of col ("i.project_id") in
+// one grouped query; values without rows are absent.
+func countBy(ctx context.Context, q *bun.SelectQuery, col string) (map[int64]int, error) {
+	var keys []int64
+	var counts []int
+	if err := q.Column(col).ColumnExpr("count(*) AS n").Group(col).Scan(ctx, &keys, &counts); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]int, len(keys))
+	for i, k := range keys {
+		out[k] = counts[i]
+	}
+	return out, nil
 }
 
 // mustAffect turns "no row changed" into core.NotFound(what).
