@@ -248,8 +248,13 @@ func Serve() fx.Option {
 }
 
 // New builds the whole server: Core, every module, root bootstrap and the listener.
+//
+// The listener comes last: fx runs start hooks in the order they were
+// registered, so migrations, module start-up work and the extras' hooks
+// (root's creation) are done before the first request can arrive.
 func New(cfg config.Config, extra ...fx.Option) *fx.App {
-	return fx.New(append([]fx.Option{Core(cfg), Modules(), Serve()}, extra...)...)
+	opts := append([]fx.Option{Core(cfg), Modules()}, extra...)
+	return fx.New(append(opts, Serve())...)
 }
 
 // Handler starts Hearth without a listener and returns its http.Handler for
