@@ -21,7 +21,37 @@ type Config struct {
 	Auth        Auth          `koanf:"auth"`
 	Log         Log           `koanf:"log"`
 	Root        Root          `koanf:"root"`
+	CI          CI            `koanf:"ci"`
+	Blob        Blob          `koanf:"blob"`
 	Shutdown    time.Duration `koanf:"shutdown_timeout"`
+}
+
+// CI configures pipelines, jobs and runners.
+type CI struct {
+	// RegistrationToken registers shared runners for every project
+	// (empty: runners register with a project's token only).
+	RegistrationToken string `koanf:"registration_token"`
+	// MaxArtifactsBytes caps one artifact upload (413 above it).
+	MaxArtifactsBytes int64 `koanf:"max_artifacts_bytes"`
+	// MaxConfigBytes caps a .gitlab-ci.yml (and each file it includes).
+	MaxConfigBytes int64 `koanf:"max_config_bytes"`
+	// DefaultTimeout is a job's timeout when nothing sets one.
+	DefaultTimeout time.Duration `koanf:"default_timeout"`
+	// HeartbeatTimeout fails a running job whose runner was silent this
+	// long (stuck_or_timeout_failure).
+	HeartbeatTimeout time.Duration `koanf:"heartbeat_timeout"`
+	// PendingTimeout fails a pending job no runner took this long.
+	PendingTimeout time.Duration `koanf:"pending_timeout"`
+	// SweepInterval is how often stuck jobs and expired artifacts are
+	// looked for.
+	SweepInterval time.Duration `koanf:"sweep_interval"`
+}
+
+// Blob selects where artifacts and archived traces are kept: a file://
+// URL (the default, <data_dir>/blobs) or an object store's (s3://,
+// gs://) URL, so that several nodes share them.
+type Blob struct {
+	URL string `koanf:"url"`
 }
 
 // Storage selects the database adapter.
@@ -90,8 +120,16 @@ func Default() Config {
 			LockDuration:      10 * time.Minute,
 			TouchInterval:     time.Minute,
 		},
-		Log:      Log{Level: "info", Format: "json"},
-		Root:     Root{Email: "admin@example.com"},
+		Log:  Log{Level: "info", Format: "json"},
+		Root: Root{Email: "admin@example.com"},
+		CI: CI{
+			MaxArtifactsBytes: 100 << 20,
+			MaxConfigBytes:    1 << 20,
+			DefaultTimeout:    time.Hour,
+			HeartbeatTimeout:  time.Hour,
+			PendingTimeout:    24 * time.Hour,
+			SweepInterval:     time.Minute,
+		},
 		Shutdown: 15 * time.Second,
 	}
 }
@@ -131,6 +169,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Auth.MaxFailedAttempts <= 0 {
 		errs = append(errs, errors.New("auth.max_failed_attempts must be positive"))
+	}
+	if c.CI.MaxArtifactsBytes <= 0 || c.CI.MaxConfigBytes <= 0 {
+		errs = append(errs, errors.New("ci.max_artifacts_bytes and ci.max_config_bytes must be positive"))
+	}
+	if c.CI.DefaultTimeout <= 0 || c.CI.HeartbeatTimeout <= 0 || c.CI.PendingTimeout <= 0 || c.CI.SweepInterval <= 0 {
+		errs = append(errs, errors.New("ci timeouts and ci.sweep_interval must be positive"))
 	}
 	return errors.Join(errs...)
 }

@@ -10,6 +10,9 @@ type Caller struct {
 	Secret string
 	// Sudoer is the administrator acting through sudo, if any.
 	Sudoer *User
+	// Job is the CI job whose token was presented (JOB-TOKEN, or git's
+	// gitlab-ci-token): the caller acts as the job's user, for reads only.
+	Job *Job
 }
 
 // IsAdmin reports whether the caller acts with administrator rights.
