@@ -25,14 +25,14 @@ var contexts = map[string]struct {
 	context string
 	locate  func(lines [][]byte, line int) (col int, atLine int)
 }{
-	"did not find expected key":           {"while parsing a block mapping", nil},
-	"did not find expected '-' indicator": {"while parsing a block collection", nil},
-	"did not find expected ',' or ']'":    {"while parsing a flow sequence", columnOfByte('[')},
-	"did not find expected ',' or '}'":    {"while parsing a flow mapping", columnOfByte('{')},
-	"found unexpected end of stream":      {"while scanning a quoted scalar", columnOfQuote},
-	"could not find expected ':'":         {"while scanning a simple key", firstNonBlank},
-	"found character that cannot start any token": {"while scanning for the next token", columnOfAny("@`")},
-	"mapping values are not allowed in this context": {"", columnOfMappingValue},
+	"did not find expected key":                       {"while parsing a block mapping", nil},
+	"did not find expected '-' indicator":             {"while parsing a block collection", nil},
+	"did not find expected ',' or ']'":                {"while parsing a flow sequence", columnOfByte('[')},
+	"did not find expected ',' or '}'":                {"while parsing a flow mapping", columnOfByte('{')},
+	"found unexpected end of stream":                  {"while scanning a quoted scalar", columnOfQuote},
+	"could not find expected ':'":                     {"while scanning a simple key", firstNonBlank},
+	"found character that cannot start any token":     {"while scanning for the next token", columnOfAny("@`")},
+	"mapping values are not allowed in this context":  {"", columnOfMappingValue},
 	"found a tab character that violates indentation": {"", columnOfAny("\t")},
 }
 
