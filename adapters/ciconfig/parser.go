@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -34,9 +35,23 @@ func (p *Parser) Parse(ctx context.Context, src []byte, include func(ctx context
 	cfg, err := p.parse(ctx, src, include)
 	var pr problem
 	if errors.As(err, &pr) {
-		return nil, core.BadRequest(string(pr))
+		return nil, core.BadRequest(truncate(string(pr), maxMessageBytes))
 	}
 	return cfg, err
+}
+
+// maxMessageBytes caps yaml_errors: a file of a thousand long unknown keys
+// must not make a megabyte of message.
+const maxMessageBytes = 16 << 10
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
 
 func (p *Parser) parse(ctx context.Context, src []byte, include func(ctx context.Context, path string) ([]byte, error)) (*domain.PipelineConfig, error) {
