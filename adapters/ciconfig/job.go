@@ -78,10 +78,7 @@ func (c *checker) job(name string, v *value, g *globals) *job {
 // jobEntries reads the job's keywords that are entries of their own, in
 // GitLab's order, the job's own winning over the global ones.
 func (c *checker) jobEntries(loc string, v *value, g *globals, j *job) {
-	j.Spec.BeforeScript = g.beforeScript
-	if b := v.get("before_script"); !b.isNull() {
-		j.Spec.BeforeScript = c.script(loc+":before_script", b)
-	}
+	j.Spec.BeforeScript = inherit(c.script, loc, v, "before_script", g.beforeScript)
 	j.Spec.Script = c.commands(loc+":script", v.get("script"))
 	stage, typ := v.get("stage"), v.get("type")
 	stageName, typeName := c.stage(loc+":stage", stage), c.stage(loc+":type", typ)
@@ -91,22 +88,10 @@ func (c *checker) jobEntries(loc string, v *value, g *globals, j *job) {
 	case !typ.isNull():
 		j.Stage = typeName
 	}
-	j.Spec.AfterScript = g.afterScript
-	if a := v.get("after_script"); !a.isNull() {
-		j.Spec.AfterScript = c.script(loc+":after_script", a)
-	}
-	j.Spec.Cache = g.cache
-	if x := v.get("cache"); !x.isNull() {
-		j.Spec.Cache = c.cache(loc+":cache", x)
-	}
-	j.Spec.Image = g.image
-	if x := v.get("image"); !x.isNull() {
-		j.Spec.Image = c.image(loc+":image", x)
-	}
-	j.Spec.Services = g.services
-	if x := v.get("services"); !x.isNull() {
-		j.Spec.Services = c.services(loc+":services", x)
-	}
+	j.Spec.AfterScript = inherit(c.script, loc, v, "after_script", g.afterScript)
+	j.Spec.Cache = inherit(c.cache, loc, v, "cache", g.cache)
+	j.Spec.Image = inherit(c.image, loc, v, "image", g.image)
+	j.Spec.Services = inherit(c.services, loc, v, "services", g.services)
 	j.Only = c.policy(loc+":only", v.get("only"))
 	j.Except = c.policy(loc+":except", v.get("except"))
 	j.Spec.Variables = mergeVariables(g.variables, c.variables(loc+":variables", v.get("variables")))
@@ -115,6 +100,15 @@ func (c *checker) jobEntries(loc string, v *value, g *globals, j *job) {
 		j.Spec.Environment = j.env.name
 	}
 	j.Spec.CoverageRegex = c.coverage(loc+":coverage", v.get("coverage"))
+}
+
+// inherit reads the job's key, or takes the global value when the job
+// leaves the key out or null (GitLab's Job#inherit!).
+func inherit[T any](read func(loc string, v *value) T, loc string, job *value, key string, global T) T {
+	if x := job.get(key); !x.isNull() {
+		return read(loc+":"+key, x)
+	}
+	return global
 }
 
 // retry is 0, 1 or 2, as Rails' numericality checks it (a numeric string
