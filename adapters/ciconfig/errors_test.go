@@ -41,6 +41,7 @@ func TestParseErrors(t *testing.T) {
 		{"retry negative", "rspec:\n  script: test\n  retry: -1\n", "jobs:rspec retry must be greater than or equal to 0"},
 		{"retry float", "rspec:\n  script: test\n  retry: 1.5\n", "jobs:rspec retry must be an integer"},
 		{"retry word", "rspec:\n  script: test\n  retry: twice\n", "jobs:rspec retry is not a number"},
+		{"retry huge", "rspec:\n  script: test\n  retry: 99999999999999999999999\n", "jobs:rspec retry must be less than or equal to 2"},
 		{"retry list", "rspec:\n  script: test\n  retry: [1]\n", "jobs:rspec retry is not a number"},
 
 		{"stage not a string", "rspec:\n  script: test\n  type: 1\n", "jobs:rspec:type config should be a string"},

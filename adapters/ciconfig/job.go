@@ -1,6 +1,7 @@
 package ciconfig
 
 import (
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,9 +65,6 @@ func (c *checker) job(name string, v *value, g *globals) *job {
 	}
 	if d := v.get("dependencies"); !d.isNull() {
 		j.Spec.Dependencies = c.stringList(loc, "dependencies", d)
-		if j.Spec.Dependencies == nil {
-			j.Spec.Dependencies = []string{}
-		}
 	}
 	c.jobEntries(loc, v, g, j)
 	if len(c.msgs) > before {
@@ -117,30 +115,30 @@ func (c *checker) retry(loc string, v *value) int {
 	if v.isNull() {
 		return 0
 	}
-	text := strings.TrimSpace(v.text)
-	if v.kind == intKind {
+	var text string
+	switch v.kind {
+	case intKind:
 		text = v.rubyString()
-	}
-	if v.kind != intKind && v.kind != floatKind && v.kind != strKind {
+	case floatKind, strKind:
+		text = strings.TrimSpace(v.text)
+	default:
 		c.add(loc, "retry is not a number")
 		return 0
 	}
-	n, err := strconv.Atoi(text)
-	if err != nil {
-		if _, ferr := strconv.ParseFloat(text, 64); ferr != nil {
+	n, ok := new(big.Int).SetString(text, 10)
+	switch {
+	case !ok:
+		if _, err := strconv.ParseFloat(text, 64); err != nil {
 			c.add(loc, "retry is not a number")
 		} else {
 			c.add(loc, "retry must be an integer")
 		}
-		return 0
-	}
-	switch {
-	case n < 0:
+	case n.Sign() < 0:
 		c.add(loc, "retry must be greater than or equal to 0")
-	case n > 2:
+	case n.Cmp(big.NewInt(2)) > 0:
 		c.add(loc, "retry must be less than or equal to 2")
 	default:
-		return n
+		return int(n.Int64())
 	}
 	return 0
 }
