@@ -44,6 +44,9 @@ func (in *includer) expand(ctx context.Context, file *value) (*value, error) {
 	}
 	merged := newMapBuilder(0).value()
 	for _, loc := range locations {
+		if loc.isNull() {
+			continue // GitLab compacts the list
+		}
 		v, err := in.include(ctx, loc)
 		if err != nil {
 			return nil, err

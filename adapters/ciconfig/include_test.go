@@ -21,7 +21,7 @@ func TestParseInclude(t *testing.T) {
 		"ci/test.yml":   "include: ci/nested.yml\nrspec:\n  script: rspec\n  tags: [docker]\n",
 		"ci/nested.yml": "variables:\n  B: nested\nlint:\n  script: lint\n",
 	}
-	src := "include:\n  - /ci/base.yml\n  - local: ci/test.yml\nvariables:\n  C: main\nrspec:\n  tags: [linux]\n"
+	src := "include:\n  - /ci/base.yml\n  - null\n  - local: ci/test.yml\nvariables:\n  C: main\nrspec:\n  tags: [linux]\n"
 	cfg, err := parseWith(t, ciconfig.Limits{}, src, included)
 	if err != nil {
 		t.Fatal(err)
