@@ -10,6 +10,8 @@
 //	adapters/git/gitdisk        the repository layout on disk both backends share
 //	adapters/git/gitinput       the request checks both backends share
 //	adapters/git/gitnames       the names both backends accept
+//	adapters/ciconfig           ports.PipelineConfigParser: .gitlab-ci.yml over yaml.Node, with limits
+//	adapters/blob               ports.BlobStore over gocloud.dev/blob (file://, s3://, gs://)
 //	adapters/bus/inproc         ports.EventBus in process
 //	adapters/secrets            ports.PasswordHasher (argon2id) and ports.TokenGenerator
 //
