@@ -17,10 +17,10 @@ import (
 // runners whether anything was queued since they last asked, Stale feeds
 // the sweep of stuck jobs.
 //
-// Claim is a lookup in ci_jobs_pending_idx (specific runners: the pending
-// jobs of each of their projects) or ci_jobs_pending_id_idx (shared
-// runners: every pending job, oldest first, joined to its project), so it
-// costs the same whatever the number of jobs waiting in other projects.
+// Claim reads ci_jobs_pending_idx for the projects the runner serves (a
+// specific runner's, or every project with shared runners on for a shared
+// one), so its cost does not grow with the jobs waiting in other projects
+// nor with the projects' finished jobs.
 // Postgres locks the candidate it picks with FOR UPDATE SKIP LOCKED, so
 // concurrent claims on any number of nodes take different jobs without
 // waiting for each other; SQLite serialises writers and takes the job with
@@ -68,22 +68,48 @@ func (st *jobStore) Claim(ctx context.Context, runner *domain.Runner, now time.T
 // Postgres the first one not locked by another claim, locked; on SQLite a
 // few, for take's compare-and-swap.
 func (st *jobStore) candidates(ctx context.Context, db bun.IDB, r *domain.Runner) ([]int64, error) {
-	q := db.NewSelect().TableExpr("ci_jobs AS j").Column("j.id").
-		Join("JOIN projects AS p ON p.id = j.project_id").
-		// Literal, so that the partial indexes' predicate matches.
-		Where("j.status = 'pending' AND j.kind = 'build'").
-		Where("p.jobs_enabled = ?", true)
-	if r.IsShared {
-		q = q.Where("p.shared_runners_enabled = ?", true)
-	} else {
-		q = q.Where("j.project_id IN (?)", db.NewSelect().TableExpr("ci_runner_projects AS rp").
-			Column("rp.project_id").Where("rp.runner_id = ?", r.ID))
+	var projects []int64
+	if !r.IsShared {
+		// The runner's projects first, as a list: the planner then reads
+		// each one's pending jobs from ci_jobs_pending_idx instead of
+		// walking every pending job in ID order.
+		err := db.NewSelect().TableExpr("ci_runner_projects AS rp").Column("rp.project_id").
+			Join("JOIN projects AS p ON p.id = rp.project_id").
+			Where("rp.runner_id = ? AND p.jobs_enabled = ?", r.ID, true).Scan(ctx, &projects)
+		if err != nil || len(projects) == 0 {
+			return nil, err
+		}
 	}
-	// Every tag of the job must be one of the runner's.
-	if tags := dedupeStrings(r.Tags); len(tags) > 0 {
-		q = q.Where("NOT EXISTS (SELECT 1 FROM ci_job_tags AS jt WHERE jt.job_id = j.id AND jt.tag NOT IN (?))", bun.List(tags))
+	var ids []int64
+	if err := st.candidateQuery(db, r, projects).Scan(ctx, &ids); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// candidateQuery selects the IDs candidates returns: the pending jobs of
+// projects (a specific runner's) or of every project with shared runners
+// (a shared runner's), whose tags the runner has.
+func (st *jobStore) candidateQuery(db bun.IDB, r *domain.Runner, projects []int64) *bun.SelectQuery {
+	pg := st.s.db.Dialect().Name() == dialect.PG
+	q := db.NewSelect().TableExpr("ci_jobs AS j").Column("j.id").
+		// Literal, so that the partial indexes' predicate matches.
+		Where("j.status = 'pending' AND j.kind = 'build'")
+	if r.IsShared {
+		q = q.Join("JOIN projects AS p ON p.id = j.project_id").
+			Where("p.jobs_enabled = ? AND p.shared_runners_enabled = ?", true, true)
 	} else {
-		q = q.Where("NOT EXISTS (SELECT 1 FROM ci_job_tags AS jt WHERE jt.job_id = j.id)")
+		q = q.Where("j.project_id IN (?)", bun.List(projects))
+	}
+	// Every tag of the job must be one of the runner's: checked on each
+	// candidate row from its JSON array.
+	switch tags := dedupeStrings(r.Tags); {
+	case len(tags) == 0:
+		q = q.Where("j.tags = '[]'")
+	case pg:
+		q = q.Where("j.tags::jsonb <@ ?::jsonb", jsonStrings(tags))
+	default:
+		q = q.Where("NOT EXISTS (SELECT 1 FROM json_each(j.tags) AS t WHERE t.value NOT IN (?))", bun.List(tags))
 	}
 	if !r.RunUntagged {
 		q = q.Where("j.tags <> '[]'")
@@ -91,17 +117,17 @@ func (st *jobStore) candidates(ctx context.Context, db bun.IDB, r *domain.Runner
 	if r.AccessLevel == domain.RunnerRefProtected {
 		q = q.Where("j.protected = ?", true)
 	}
-	q = q.OrderExpr("j.id")
-	if st.s.db.Dialect().Name() == dialect.PG {
-		q = q.Limit(1).For("UPDATE OF j SKIP LOCKED")
-	} else {
-		q = q.Limit(10)
+	// "+ 0": no index yields this order, so the planner reads the pending
+	// jobs of the runner's projects from ci_jobs_pending_idx and sorts
+	// them, rather than walking all jobs in ID order until one matches
+	// (which it may think cheap when it overestimates how many of the
+	// pending jobs are the runner's, as it does for projects with a long
+	// history).
+	q = q.OrderExpr("j.id + 0")
+	if pg {
+		return q.Limit(1).For("UPDATE OF j SKIP LOCKED")
 	}
-	var ids []int64
-	if err := q.Scan(ctx, &ids); err != nil {
-		return nil, err
-	}
-	return ids, nil
+	return q.Limit(10)
 }
 
 // take moves job id from pending to running for runnerID, if it is still

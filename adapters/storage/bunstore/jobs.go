@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -13,8 +12,8 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// jobRow is a row of ci_jobs. Tags and Spec are JSON; the tags are also
-// rows of ci_job_tags, which Claim matches against a runner's.
+// jobRow is a row of ci_jobs. Tags and Spec are JSON; Claim matches the
+// tags against a runner's in SQL.
 type jobRow struct {
 	bun.BaseModel `bun:"table:ci_jobs,alias:j"`
 
@@ -53,14 +52,6 @@ type jobRow struct {
 	QueuedAt          *time.Time `bun:"queued_at"`
 	StartedAt         *time.Time `bun:"started_at"`
 	FinishedAt        *time.Time `bun:"finished_at"`
-}
-
-// jobTagRow is a row of ci_job_tags.
-type jobTagRow struct {
-	bun.BaseModel `bun:"table:ci_job_tags,alias:jt"`
-
-	JobID int64  `bun:"job_id,pk"`
-	Tag   string `bun:"tag,pk"`
 }
 
 func newJobRow(j *domain.Job) (*jobRow, error) {
@@ -173,7 +164,7 @@ var jobTable = tableOf("Job", (*jobRow).domain)
 type jobStore struct{ s *Store }
 
 // insertJobs adds jobs (their PipelineID and ProjectID set) in one
-// statement, then their tags in another, and sets their IDs; a pending one
+// statement and sets their IDs; a pending one
 // bumps the queue version (and gets QueuedAt = CreatedAt unless set).
 func insertJobs(ctx context.Context, s *Store, db bun.IDB, jobs []domain.Job) error {
 	if len(jobs) == 0 {
@@ -201,17 +192,8 @@ func insertJobs(ctx context.Context, s *Store, db bun.IDB, jobs []domain.Job) er
 	if _, err := db.NewInsert().Model(&rows).Returning("id").Exec(ctx); err != nil {
 		return writeErr(err, "Pipeline")
 	}
-	var tags []jobTagRow
 	for i := range rows {
 		jobs[i] = rows[i].domain()
-		for _, tag := range dedupeStrings(jobs[i].Tags) {
-			tags = append(tags, jobTagRow{JobID: rows[i].ID, Tag: tag})
-		}
-	}
-	if len(tags) > 0 {
-		if _, err := db.NewInsert().Model(&tags).Exec(ctx); err != nil {
-			return fmt.Errorf("job tags: %w", err)
-		}
 	}
 	if pending {
 		return s.bumpQueue(ctx, db)
@@ -302,7 +284,7 @@ func (st *jobStore) OfPipeline(ctx context.Context, pipelineID int64) ([]domain.
 
 // Update locks the row, applies fn and saves every column but ID,
 // ProjectID, PipelineID and CreatedAt (TraceSize too: AppendTrace moves
-// it); changed tags are rewritten, and a job that became pending bumps the
+// it); a job that became pending bumps the
 // queue version (and gets QueuedAt = UpdatedAt unless fn set one).
 func (st *jobStore) Update(ctx context.Context, id int64, fn func(j *domain.Job) error) (*domain.Job, error) {
 	save := func(ctx context.Context, db bun.IDB, old, j *domain.Job) (*domain.Job, error) {
@@ -321,11 +303,6 @@ func (st *jobStore) Update(ctx context.Context, id int64, fn func(j *domain.Job)
 		}
 		out := row.domain()
 		out.TraceSize = old.TraceSize
-		if !slices.Equal(dedupeStrings(j.Tags), dedupeStrings(old.Tags)) {
-			if err := setJobTags(ctx, db, id, j.Tags); err != nil {
-				return nil, err
-			}
-		}
 		if queued {
 			if err := st.s.bumpQueue(ctx, db); err != nil {
 				return nil, err
@@ -336,24 +313,6 @@ func (st *jobStore) Update(ctx context.Context, id int64, fn func(j *domain.Job)
 	return modify(ctx, st.s, jobTable.locked(st.s, "j.id = ?", id), fn, save, func(err error) error {
 		return fmt.Errorf("bunstore: update job %d: %w", id, err)
 	})
-}
-
-// setJobTags replaces the tag rows of a job.
-func setJobTags(ctx context.Context, db bun.IDB, jobID int64, tags []string) error {
-	if _, err := db.NewDelete().Model((*jobTagRow)(nil)).Where("job_id = ?", jobID).Exec(ctx); err != nil {
-		return fmt.Errorf("job tags: %w", err)
-	}
-	rows := make([]jobTagRow, 0, len(tags))
-	for _, tag := range dedupeStrings(tags) {
-		rows = append(rows, jobTagRow{JobID: jobID, Tag: tag})
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
-		return fmt.Errorf("job tags: %w", err)
-	}
-	return nil
 }
 
 var _ ports.JobStore = (*jobStore)(nil)

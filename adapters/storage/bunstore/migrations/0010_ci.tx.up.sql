@@ -74,8 +74,9 @@ CREATE TABLE IF NOT EXISTS ci_registration_tokens (
 --bun:split
 CREATE UNIQUE INDEX IF NOT EXISTS ci_registration_tokens_digest_key ON ci_registration_tokens (digest);
 --bun:split
--- Jobs. spec is the JobSpec as JSON (only the runner reads it); tags are
--- kept as JSON for reading and in ci_job_tags for Claim's matching.
+-- Jobs. spec is the JobSpec as JSON (only the runner reads it); tags are a
+-- JSON array of strings, which Claim matches row by row against the
+-- runner's (json_each on SQLite, jsonb containment on Postgres).
 -- token_digest is NULL until a runner takes the job. "when" is an SQL
 -- keyword, hence run_when.
 CREATE TABLE IF NOT EXISTS ci_jobs (
@@ -116,11 +117,10 @@ CREATE TABLE IF NOT EXISTS ci_jobs (
     finished_at {{.Time}}
 );
 --bun:split
--- Job hand-out: the pending CI jobs of a project, oldest first (specific
--- runners), and of every project (shared runners).
-CREATE INDEX IF NOT EXISTS ci_jobs_pending_idx ON ci_jobs (project_id, id) WHERE status = 'pending' AND kind = 'build';
---bun:split
-CREATE INDEX IF NOT EXISTS ci_jobs_pending_id_idx ON ci_jobs (id) WHERE status = 'pending' AND kind = 'build';
+-- Job hand-out: the pending CI jobs of each project, oldest first. It
+-- carries what Claim matches (tags, protected), so that it covers Claim's
+-- query and is the smallest index the planner can read it from.
+CREATE INDEX IF NOT EXISTS ci_jobs_pending_idx ON ci_jobs {{if .Postgres}}(project_id, id) INCLUDE (tags, protected){{else}}(project_id, id, tags, protected){{end}} WHERE status = 'pending' AND kind = 'build';
 --bun:split
 -- The sweep of stuck jobs: running ones by last update, pending by queue time.
 CREATE INDEX IF NOT EXISTS ci_jobs_running_updated_idx ON ci_jobs (updated_at, id) WHERE status = 'running' AND kind = 'build';
@@ -138,12 +138,6 @@ CREATE INDEX IF NOT EXISTS ci_jobs_project_sha_idx ON ci_jobs (project_id, sha, 
 CREATE INDEX IF NOT EXISTS ci_jobs_runner_idx ON ci_jobs (runner_id, id);
 --bun:split
 CREATE UNIQUE INDEX IF NOT EXISTS ci_jobs_token_digest_key ON ci_jobs (token_digest);
---bun:split
-CREATE TABLE IF NOT EXISTS ci_job_tags (
-    job_id BIGINT NOT NULL REFERENCES ci_jobs (id) ON DELETE CASCADE,
-    tag TEXT NOT NULL,
-    PRIMARY KEY (job_id, tag)
-);
 --bun:split
 -- A running job's trace, one row per append (offset is where it starts), so
 -- an append never rewrites what came before.
