@@ -152,7 +152,9 @@ type JobFilter struct {
 	Ref    string
 	Name   string
 	Stage  string
-	Page   Page // ordered by ID, newest first
+	// RunnerID keeps the jobs handed to this runner (GET /runners/:id/jobs).
+	RunnerID int64
+	Page     Page // ordered by ID, newest first
 }
 
 // JobEvent is published inside the transaction that changed a job's

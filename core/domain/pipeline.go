@@ -72,6 +72,9 @@ type Pipeline struct {
 // PipelinesFinder). Zero values mean no filter.
 type PipelineFilter struct {
 	ProjectID int64
+	// IDs keeps only these pipelines (nil: no filter): the pipelines a
+	// page of jobs embeds, read in one query.
+	IDs []int64
 	// Scope is running, pending, finished, branches or tags (branches and
 	// tags: the latest pipeline of each ref).
 	Scope      string

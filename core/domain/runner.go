@@ -35,6 +35,9 @@ type Runner struct {
 
 // RunnerFilter selects runners. Zero values mean no filter.
 type RunnerFilter struct {
+	// IDs keeps only these runners (nil: no filter): the runners a page
+	// of jobs embeds, read in one query.
+	IDs []int64
 	// Scope: active, paused, online, specific or shared.
 	Scope string
 	// ProjectIDs keeps runners serving any of these projects (specific
