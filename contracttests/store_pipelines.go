@@ -185,7 +185,12 @@ func storePipelineList(t *testing.T, s Stores) {
 	a3 := mk("main", false, domain.CIFailed, alice, "jobs config should contain at least one visible job")
 	a4 := mk("v1", true, domain.CIPending, bob, "")
 	a5 := mk("v1", true, domain.CICanceled, alice, "")
-	storePipeline(t, s, other, "main", storeSHA1)
+	elsewhere, _ := storePipeline(t, s, other, "main", storeSHA1)
+
+	byIDs, n, err := s.Pipelines.List(ctx, domain.PipelineFilter{IDs: []int64{a2, elsewhere.ID, a2, a4 + 1000}})
+	storeWantList(t, "IDs of any project", storePipelineIDs(byIDs), n, err, []int64{elsewhere.ID, a2}, 2)
+	byIDs, n, err = s.Pipelines.List(ctx, domain.PipelineFilter{ProjectID: p.ID, IDs: []int64{}})
+	storeWantList(t, "no IDs", storePipelineIDs(byIDs), n, err, nil, 0)
 
 	list := func(f domain.PipelineFilter) ([]int64, int, error) {
 		f.ProjectID = p.ID
@@ -406,6 +411,15 @@ func storeJobList(t *testing.T, s Stores) {
 	storeWantList(t, "ref and name", ids, n, err, []int64{j1[2].ID, j1[1].ID}, 2)
 	ids, n, err = list(domain.JobFilter{ProjectID: p.ID, Page: domain.Page{Page: 2, PerPage: 2}})
 	storeWantList(t, "page 2", ids, n, err, []int64{j1[2].ID, j1[1].ID}, 5)
+	r := storeRunner(t, s, "r", func(r *domain.Runner) { r.IsShared = true })
+	first, second := storeClaim(t, s, r), storeClaim(t, s, r)
+	if first == nil || second == nil {
+		t.Fatal("no jobs claimed")
+	}
+	ids, n, err = list(domain.JobFilter{RunnerID: r.ID})
+	storeWantList(t, "runner", ids, n, err, []int64{second.ID, first.ID}, 2)
+	ids, n, err = list(domain.JobFilter{RunnerID: r.ID, ProjectID: p.ID})
+	storeWantList(t, "runner in a project", ids, n, err, []int64{j1[2].ID}, 1)
 }
 
 func storeJobUpdate(t *testing.T, s Stores) {

@@ -252,6 +252,7 @@ func (st *jobStore) List(ctx context.Context, f domain.JobFilter) ([]domain.Job,
 	q := st.s.Conn(ctx).NewSelect()
 	q = whereSet(q, "j.project_id = ?", f.ProjectID)
 	q = whereSet(q, "j.pipeline_id = ?", f.PipelineID)
+	q = whereSet(q, "j.runner_id = ?", f.RunnerID)
 	q = whereSet(q, "j.kind = ?", string(f.Kind))
 	if len(f.Statuses) > 0 {
 		statuses := make([]string, len(f.Statuses))

@@ -129,10 +129,17 @@ func (st *pipelineStore) GetByID(ctx context.Context, id int64) (*domain.Pipelin
 var pipelineOrders = map[string]string{"": "pl.id", "id": "pl.id", "status": "pl.status", "ref": "pl.ref", "user_id": "pl.user_id"}
 
 // List filters as GitLab 9.x's PipelinesFinder: the branches and tags
-// scopes keep the latest pipeline of each ref; two queries.
+// scopes keep the latest pipeline of each ref (of f.ProjectID); two
+// queries.
 func (st *pipelineStore) List(ctx context.Context, f domain.PipelineFilter) ([]domain.Pipeline, int, error) {
 	db := st.s.Conn(ctx)
-	q := db.NewSelect().Where("pl.project_id = ?", f.ProjectID)
+	q := whereSet(db.NewSelect(), "pl.project_id = ?", f.ProjectID)
+	if f.IDs != nil {
+		if len(f.IDs) == 0 {
+			return []domain.Pipeline{}, 0, nil
+		}
+		q = q.Where("pl.id IN (?)", bun.List(dedupeIDs(f.IDs)))
+	}
 	switch f.Scope {
 	case "running":
 		q = q.Where("pl.status = ?", string(domain.CIRunning))

@@ -185,6 +185,12 @@ func runnerIDs(runners []domain.Runner) []int64 {
 func (st *runnerStore) List(ctx context.Context, f domain.RunnerFilter) ([]domain.Runner, int, error) {
 	db := st.s.Conn(ctx)
 	q := db.NewSelect()
+	if f.IDs != nil {
+		if len(f.IDs) == 0 {
+			return []domain.Runner{}, 0, nil
+		}
+		q = q.Where("r.id IN (?)", bun.List(dedupeIDs(f.IDs)))
+	}
 	switch f.Scope {
 	case "active":
 		q = q.Where("r.active = ?", true)
