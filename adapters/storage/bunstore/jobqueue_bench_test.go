@@ -94,41 +94,33 @@ func benchClaim(b *testing.B, st *Store, r *domain.Runner, want int64) {
 // BenchmarkClaimSpecificRunner: a specific runner of one project with one
 // pending job (and 2,000 finished), while 0 or 10,000 wait in 100 other
 // projects: the two must cost the same.
-func BenchmarkClaimSpecificRunner(b *testing.B) {
-	for _, others := range []int{0, benchOtherJobs} {
-		b.Run(fmt.Sprint("others=", others), func(b *testing.B) {
-			benchDialects(b, func(b *testing.B, st *Store) {
-				for i := range 100 {
-					seedJobs(b, st, fmt.Sprint("other", i), true, 0, others/100)
-				}
-				p, jobs := seedJobs(b, st, "mine", true, benchDoneJobs, 1)
-				r := &domain.Runner{TokenDigest: "bench", Active: true, RunUntagged: true, Tags: []string{"docker"}}
-				if err := st.Runners().Create(b.Context(), r); err != nil {
-					b.Fatal(err)
-				}
-				if err := st.Runners().AddProject(b.Context(), r.ID, p.ID); err != nil {
-					b.Fatal(err)
-				}
-				benchClaim(b, st, r, jobs[0].ID)
-			})
-		})
-	}
-}
+func BenchmarkClaimSpecificRunner(b *testing.B) { benchClaimAmongOthers(b, false) }
 
 // BenchmarkClaimSharedRunner: a shared runner, one pending job (and 2,000
 // finished) in a project with shared runners on, while 0 or 10,000 older
 // ones wait in 100 projects with shared runners off.
-func BenchmarkClaimSharedRunner(b *testing.B) {
+func BenchmarkClaimSharedRunner(b *testing.B) { benchClaimAmongOthers(b, true) }
+
+// benchClaimAmongOthers claims the one job a runner (shared or specific to
+// its project) may take while 0 or 10,000 others wait in projects it does
+// not serve.
+func benchClaimAmongOthers(b *testing.B, shared bool) {
 	for _, others := range []int{0, benchOtherJobs} {
 		b.Run(fmt.Sprint("others=", others), func(b *testing.B) {
 			benchDialects(b, func(b *testing.B, st *Store) {
 				for i := range 100 {
+					// Shared runners off, so that a shared runner may not take them.
 					seedJobs(b, st, fmt.Sprint("other", i), false, 0, others/100)
 				}
-				_, jobs := seedJobs(b, st, "mine", true, benchDoneJobs, 1)
-				r := &domain.Runner{TokenDigest: "bench", Active: true, IsShared: true, RunUntagged: true, Tags: []string{"docker"}}
+				p, jobs := seedJobs(b, st, "mine", true, benchDoneJobs, 1)
+				r := &domain.Runner{TokenDigest: "bench", Active: true, IsShared: shared, RunUntagged: true, Tags: []string{"docker"}}
 				if err := st.Runners().Create(b.Context(), r); err != nil {
 					b.Fatal(err)
+				}
+				if !shared {
+					if err := st.Runners().AddProject(b.Context(), r.ID, p.ID); err != nil {
+						b.Fatal(err)
+					}
 				}
 				benchClaim(b, st, r, jobs[0].ID)
 			})

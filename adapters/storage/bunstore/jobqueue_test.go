@@ -78,7 +78,7 @@ func seedJobs(t testing.TB, st *Store, name string, shared bool, done, n int) (*
 		}
 	}
 	pl := &domain.Pipeline{ProjectID: p.ID, Ref: "main", SHA: "1111111111111111111111111111111111111111", Status: domain.CIPending}
-	// Batches keep each INSERT under SQLite's bound-variable limit.
+	// In pipelines of at most 100 jobs, as real ones.
 	for len(jobs) > 0 {
 		batch := jobs[:min(len(jobs), 100)]
 		jobs = jobs[len(batch):]

@@ -124,7 +124,8 @@ func (st *runnerStore) Create(ctx context.Context, r *domain.Runner) error {
 }
 
 func (st *runnerStore) Get(ctx context.Context, id int64) (*domain.Runner, error) {
-	r, err := st.one(ctx, st.s.Conn(ctx), "r.id = ?", id)
+	db := st.s.Conn(ctx)
+	r, err := st.one(ctx, db, db.NewSelect().Where("r.id = ?", id))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get runner %d: %w", id, err)
 	}
@@ -132,16 +133,18 @@ func (st *runnerStore) Get(ctx context.Context, id int64) (*domain.Runner, error
 }
 
 func (st *runnerStore) GetByToken(ctx context.Context, digest string) (*domain.Runner, error) {
-	r, err := st.one(ctx, st.s.Conn(ctx), "r.token_digest = ?", digest)
+	db := st.s.Conn(ctx)
+	r, err := st.one(ctx, db, db.NewSelect().Where("r.token_digest = ?", digest))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get runner by token: %w", err)
 	}
 	return r, nil
 }
 
-// one reads a runner with its projects.
-func (st *runnerStore) one(ctx context.Context, db bun.IDB, where string, args ...any) (*domain.Runner, error) {
-	r, err := runnerTable.get(ctx, db.NewSelect().Where(where, args...))
+// one reads the runner q selects (a query without model) with its
+// projects.
+func (st *runnerStore) one(ctx context.Context, db bun.IDB, q *bun.SelectQuery) (*domain.Runner, error) {
+	r, err := runnerTable.get(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -224,15 +227,7 @@ func (st *runnerStore) List(ctx context.Context, f domain.RunnerFilter) ([]domai
 // CreatedAt; ProjectIDs are not saved.
 func (st *runnerStore) Update(ctx context.Context, id int64, fn func(r *domain.Runner) error) (*domain.Runner, error) {
 	load := func(ctx context.Context, db bun.IDB) (*domain.Runner, error) {
-		r, err := runnerTable.get(ctx, st.s.forUpdate(db.NewSelect().Where("r.id = ?", id)))
-		if err != nil {
-			return nil, err
-		}
-		list := []domain.Runner{*r}
-		if err := withRunnerProjects(ctx, db, list); err != nil {
-			return nil, err
-		}
-		return &list[0], nil
+		return st.one(ctx, db, st.s.forUpdate(db.NewSelect().Where("r.id = ?", id)))
 	}
 	save := func(ctx context.Context, db bun.IDB, old, r *domain.Runner) (*domain.Runner, error) {
 		r.ID, r.CreatedAt = old.ID, old.CreatedAt
