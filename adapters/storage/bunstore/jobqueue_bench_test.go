@@ -127,3 +127,41 @@ func benchClaimAmongOthers(b *testing.B, shared bool) {
 		})
 	}
 }
+
+// BenchmarkAppendTrace appends 1 KiB lines to a running job's trace: the
+// cost of an append must not grow with the trace (chunks are rows).
+func BenchmarkAppendTrace(b *testing.B) {
+	benchDialects(b, func(b *testing.B, st *Store) {
+		_, jobs := seedJobs(b, st, "p", true, 0, 1)
+		line := []byte(fmt.Sprintf("%01023d\n", 0))
+		ctx := b.Context()
+		var size int64
+		b.ResetTimer()
+		for range b.N {
+			var err error
+			if size, err = st.Jobs().AppendTrace(ctx, jobs[0].ID, size, line); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkJobList reads the first page (20) of a project's 10,000 jobs,
+// newest first, with the total.
+func BenchmarkJobList(b *testing.B) {
+	benchDialects(b, func(b *testing.B, st *Store) {
+		p, _ := seedJobs(b, st, "p", true, benchOtherJobs-1, 1)
+		seedJobs(b, st, "other", true, benchOtherJobs, 0)
+		ctx := b.Context()
+		if _, err := st.DB().NewRaw("ANALYZE").Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for range b.N {
+			list, n, err := st.Jobs().List(ctx, domain.JobFilter{ProjectID: p.ID, Page: domain.Page{Page: 1, PerPage: 20}})
+			if err != nil || len(list) != 20 || n != benchOtherJobs {
+				b.Fatalf("List = %d jobs of %d, %v", len(list), n, err)
+			}
+		}
+	})
+}
