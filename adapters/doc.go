@@ -14,6 +14,7 @@
 //	adapters/blob               ports.BlobStore over gocloud.dev/blob (file://, s3://, gs://)
 //	adapters/bus/inproc         ports.EventBus in process
 //	adapters/secrets            ports.PasswordHasher (argon2id) and ports.TokenGenerator
+//	adapters/blob               ports.BlobStore over gocloud.dev/blob (file://, s3://, gs:// by URL)
 //
 // An adapter imports core and its own technology, never a module or the
 // app. The app chooses adapters at run time from configuration through

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/fx/fxevent"
 	"go.uber.org/zap"
 
+	"github.com/hearth-forge/hearth/adapters/blob"
 	"github.com/hearth-forge/hearth/adapters/bus/inproc"
 	"github.com/hearth-forge/hearth/adapters/git/gitcli"
 	"github.com/hearth-forge/hearth/adapters/git/gogit"
@@ -101,6 +102,11 @@ type Stores struct {
 	Labels            ports.LabelStore
 	Awards            ports.AwardStore
 	Snippets          ports.SnippetStore
+	Pipelines         ports.PipelineStore
+	Jobs              ports.JobStore
+	Runners           ports.RunnerStore
+	Variables         ports.VariableStore
+	Artifacts         ports.ArtifactStore
 	Tx                ports.TxManager
 	Pinger            ports.Pinger
 }
@@ -113,7 +119,8 @@ func storesOf(s *bunstore.Store) Stores {
 		MergeRequests: s.MergeRequests(), Notes: s.Notes(), Todos: s.Todos(), Subscriptions: s.Subscriptions(),
 		Issues: s.Issues(), IssueReader: s.Issues(), IssueCounter: s.Issues(),
 		Milestones: s.Milestones(), MilestoneReader: s.Milestones(), Labels: s.Labels(), Awards: s.Awards(),
-		Snippets: s.Snippets(), Tx: s.Tx(), Pinger: s,
+		Snippets: s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
+		Variables: s.Variables(), Artifacts: s.Artifacts(), Tx: s.Tx(), Pinger: s,
 	}
 }
 
@@ -154,10 +161,31 @@ func newGit(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (Git, error) {
 	return Git{Backend: b, Storage: b, Reader: b, Writer: b, Transport: b}, nil
 }
 
+// newBlob opens the blob store of artifacts and archived traces at
+// blob.url, by default a directory under the data directory (created when
+// missing), and closes it when the app stops.
+func newBlob(lc fx.Lifecycle, cfg config.Config) (ports.BlobStore, error) {
+	u := cfg.Blob.URL
+	if u == "" {
+		var err error
+		if u, err = blob.DirURL(filepath.Join(cfg.DataDir, "blobs")); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := blob.Open(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(b.Close))
+	return b, nil
+}
+
 // Core provides configuration, logging, storage (the *bunstore.Store and
-// every store port), the git backend, the event bus, secrets, the access
-// policy, the presenters and the router. Migrations run when the app
-// starts, before anything listens.
+// every store port), the git backend, the blob store, the event bus,
+// secrets, the access policy, the presenters and the router. Migrations
+// run when the app starts, before anything listens.
 func Core(cfg config.Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg, cfg.Auth, httpx.Options{
@@ -170,6 +198,7 @@ func Core(cfg config.Config) fx.Option {
 			newStore,
 			storesOf,
 			newGit,
+			newBlob,
 			func(tx ports.TxManager, log *zap.Logger) ports.EventBus { return inproc.New(tx, log.Named("bus")) },
 			func() ports.Clock { return systemClock{} },
 			func() ports.PasswordHasher { return secrets.NewArgon2Hasher() },
@@ -179,6 +208,9 @@ func Core(cfg config.Config) fx.Option {
 			httpx.NewRouter,
 			func() meta.Build { return meta.Build{Revision: revision()} },
 		),
+		// The blob store opens at start-up even before a module asks for
+		// it, so a bad blob.url stops the start and the directory exists.
+		fx.Invoke(func(ports.BlobStore) {}),
 		fx.WithLogger(func(log *zap.Logger) fxevent.Logger {
 			l := &fxevent.ZapLogger{Logger: log.Named("fx")}
 			l.UseLogLevel(zap.DebugLevel)

@@ -7,6 +7,7 @@
 //	RunStoreSuite(t, newStores)  every store port and the transaction manager
 //	RunRepoSuite(t, newRepo)     a git backend (ports.RepoBackend)
 //	RunAPISuite(t, newServer)    the whole HTTP API, as GitLab clients drive it
+//	RunBlobSuite(t, newBlob)     a blob store (ports.BlobStore): streamed, limited, aborted writes
 //
 // Each subtest calls the factory for fresh state (an empty migrated
 // database, an empty repository root, a new server) and releases it with
@@ -48,5 +49,6 @@
 // PATH. Hearth's own adapters run them in adapters/storage/sqlite,
 // adapters/storage/postgres (a fresh database per subtest; without a server
 // the tests skip, unless CI is set), adapters/git/gitcli and
-// adapters/git/gogit; the app runs RunAPISuite in app/api_test.go.
+// adapters/git/gogit, adapters/blob runs RunBlobSuite; the app runs
+// RunAPISuite in app/api_test.go.
 package contracttests

@@ -43,7 +43,13 @@ type Stores struct {
 	Labels     ports.LabelStore
 	Awards     ports.AwardStore
 	Snippets   ports.SnippetStore
-	Tx         ports.TxManager
+	// Pipelines, Jobs, Runners, Variables and Artifacts are CI's.
+	Pipelines ports.PipelineStore
+	Jobs      ports.JobStore
+	Runners   ports.RunnerStore
+	Variables ports.VariableStore
+	Artifacts ports.ArtifactStore
+	Tx        ports.TxManager
 }
 
 // storeCase is one named subtest of RunStoreSuite.
@@ -197,7 +203,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {

@@ -77,6 +77,32 @@
 // shared by project lists and the events feed; ID lists are inlined by bun,
 // so no driver parameter limit applies.
 //
+// # CI
+//
+// Pipelines, jobs (CI jobs and commit statuses share ci_jobs), runners,
+// variables and artifact records are rows like any other; three things
+// are particular (jobqueue.go, jobtrace.go):
+//
+//   - JobStore.Claim hands a pending job to exactly one runner. On
+//     Postgres it locks the oldest matching candidate with FOR UPDATE
+//     SKIP LOCKED in the transaction that moves it to running, so
+//     concurrent claims on any number of nodes take different jobs
+//     without waiting; on SQLite (one writer at a time) a compare-and-swap
+//     UPDATE ... WHERE status = 'pending' takes it, and a lost race moves
+//     on to the next candidate. Candidates come from ci_jobs_pending_idx
+//     (a partial index of pending CI jobs that carries their tags and
+//     protected flag) for the runner's projects only, and tags are matched
+//     from the job's JSON array, so a claim costs the same with 10,000
+//     jobs waiting elsewhere (TestClaimPlans, BenchmarkClaim*).
+//   - The queue version runners send back as last_update moves whenever a
+//     job becomes pending: a counter row in the transaction on SQLite, a
+//     sequence after commit on Postgres (no lock shared by every
+//     transaction that queues a job).
+//   - A running job's trace is one row per append in ci_trace_chunks;
+//     AppendTrace moves ci_jobs.trace_size from the offset it was given in
+//     one compare-and-swap UPDATE, so of two appends at the same offset
+//     exactly one wins. JobStore.Update never writes trace_size back.
+//
 // # Migrations
 //
 // Migrations are SQL files embedded from the migrations directory and applied

@@ -101,6 +101,22 @@ func (s *Store) Awards() ports.AwardStore { return &awardStore{s} }
 // Snippets returns the project snippet store.
 func (s *Store) Snippets() ports.SnippetStore { return &snippetStore{s} }
 
+// Pipelines returns the CI pipeline store.
+func (s *Store) Pipelines() ports.PipelineStore { return &pipelineStore{s} }
+
+// Jobs returns the store of CI jobs, commit statuses and running jobs'
+// traces, with the job queue.
+func (s *Store) Jobs() ports.JobStore { return &jobStore{s} }
+
+// Runners returns the runner store.
+func (s *Store) Runners() ports.RunnerStore { return &runnerStore{s} }
+
+// Variables returns the store of projects' CI variables.
+func (s *Store) Variables() ports.VariableStore { return &variableStore{s} }
+
+// Artifacts returns the store of jobs' artifact records.
+func (s *Store) Artifacts() ports.ArtifactStore { return &artifactStore{s} }
+
 // Tx returns the transaction manager shared by every store of s.
 func (s *Store) Tx() ports.TxManager { return s.tx }
 
