@@ -78,6 +78,30 @@ const (
 	AdminNote Ability = "admin_note"
 )
 
+// CI abilities (GitLab's build, pipeline and commit status policies).
+// None holds when the project's jobs are disabled.
+const (
+	// ReadPipeline and ReadCommitStatus: whoever downloads the code, and
+	// guests when the project's jobs are public.
+	ReadPipeline     Ability = "read_pipeline"
+	ReadCommitStatus Ability = "read_commit_status"
+	// ReadJob (read_build) covers jobs, traces and artifacts: reporters
+	// and up, and every reader of the project when its jobs are public.
+	ReadJob Ability = "read_build"
+	// UpdateJob: developers cancel, retry, play, erase and keep jobs, and
+	// create, retry and cancel pipelines (create_pipeline, update_build).
+	UpdateJob      Ability = "update_build"
+	CreatePipeline Ability = "create_pipeline"
+	UpdatePipeline Ability = "update_pipeline"
+	// CreateCommitStatus: developers post commit statuses.
+	CreateCommitStatus Ability = "create_commit_status"
+	// DestroyPipeline is owners' (GitLab's destroy_pipeline).
+	DestroyPipeline Ability = "destroy_pipeline"
+	// AdminBuild: masters manage CI variables, the project's runners and
+	// its runner registration token.
+	AdminBuild Ability = "admin_build"
+)
+
 // Object is a thing inside the target's project that an ability is asked
 // about. Build one with OnIssue, OnMergeRequest, OnSnippet or OnNote.
 type Object struct {
@@ -198,6 +222,18 @@ var rules = map[Ability]rule{
 		return t.at(domain.Master) || (o != nil && t.authored(o))
 	}},
 	CreateNote: {decide: func(t Target, _ *Object) bool { return t.writable() && t.Rights.Read }},
+
+	ReadPipeline:     {decide: func(t Target, _ *Object) bool { return t.readPipelines() }},
+	ReadCommitStatus: {decide: func(t Target, _ *Object) bool { return t.readPipelines() }},
+	ReadJob: {decide: func(t Target, _ *Object) bool {
+		return t.Project.JobsEnabled && t.Rights.Read && (t.Rights.AtLeast(domain.Reporter) || t.Project.PublicJobs)
+	}},
+	UpdateJob:          {decide: func(t Target, _ *Object) bool { return t.ciWrite(domain.Developer) }},
+	CreatePipeline:     {decide: func(t Target, _ *Object) bool { return t.ciWrite(domain.Developer) }},
+	UpdatePipeline:     {decide: func(t Target, _ *Object) bool { return t.ciWrite(domain.Developer) }},
+	CreateCommitStatus: {decide: func(t Target, _ *Object) bool { return t.ciWrite(domain.Developer) }},
+	DestroyPipeline:    {decide: func(t Target, _ *Object) bool { return t.Project.JobsEnabled && t.at(domain.Owner) }},
+	AdminBuild:         {decide: func(t Target, _ *Object) bool { return t.Project.JobsEnabled && t.at(domain.Master) }},
 	AdminNote: {on: noteObject, decide: func(t Target, o *Object) bool {
 		return t.at(domain.Master) || (o != nil && t.authored(o))
 	}},
@@ -254,6 +290,15 @@ func (t Target) at(level domain.AccessLevel) bool { return t.signedIn() && t.Rig
 
 func (t Target) downloadCode() bool {
 	return t.Rights.Read && (t.Rights.AtLeast(domain.Reporter) || t.Project.Visibility != domain.Private)
+}
+
+func (t Target) readPipelines() bool {
+	return t.Project.JobsEnabled && (t.downloadCode() || (t.Project.PublicJobs && t.Rights.Read))
+}
+
+// ciWrite: level and up, jobs enabled, project not archived.
+func (t Target) ciWrite(level domain.AccessLevel) bool {
+	return t.Project.JobsEnabled && t.writable() && t.Rights.AtLeast(level)
 }
 
 func (t Target) authored(o *Object) bool {

@@ -50,6 +50,11 @@ func project(vis domain.Visibility, tweak ...func(*domain.Project)) *domain.Proj
 
 func archived(p *domain.Project) { p.Archived = true }
 
+// jobs turns the project's CI on with public jobs (new projects' defaults).
+func jobs(p *domain.Project) { p.JobsEnabled, p.PublicJobs = true, true }
+
+func notPublicJobs(p *domain.Project) { p.PublicJobs = false }
+
 // TestAbilityTable pins who may do what: each want string holds one
 // character per role ("1" allowed, "." refused).
 func TestAbilityTable(t *testing.T) {
@@ -122,6 +127,24 @@ func TestAbilityTable(t *testing.T) {
 		{"admin own note", project(domain.Public), access.AdminNote, []access.Object{access.OnNote(ownNote)}, ".11111111"},
 		{"admin other's note", project(domain.Public), access.AdminNote, []access.Object{access.OnNote(othersNote)}, "......111"},
 
+		{"pipelines private", project(domain.Private, jobs), access.ReadPipeline, nil, "...111111"},
+		{"pipelines private, jobs not public", project(domain.Private, jobs, notPublicJobs), access.ReadPipeline, nil, "....11111"},
+		{"pipelines internal", project(domain.Internal, jobs), access.ReadPipeline, nil, ".1.111111"},
+		{"pipelines jobs off", project(domain.Public), access.ReadPipeline, nil, "........."},
+		{"statuses public", project(domain.Public, jobs, notPublicJobs), access.ReadCommitStatus, nil, "111111111"},
+		{"jobs public", project(domain.Public, jobs), access.ReadJob, nil, "111111111"},
+		{"jobs public, not public jobs", project(domain.Public, jobs, notPublicJobs), access.ReadJob, nil, "....11111"},
+		{"jobs private", project(domain.Private, jobs), access.ReadJob, nil, "...111111"},
+		{"jobs off", project(domain.Public), access.ReadJob, nil, "........."},
+		{"update job", project(domain.Public, jobs), access.UpdateJob, nil, ".....1111"},
+		{"update job archived", project(domain.Public, jobs, archived), access.UpdateJob, nil, "........."},
+		{"create pipeline", project(domain.Private, jobs), access.CreatePipeline, nil, ".....1111"},
+		{"update pipeline", project(domain.Private, jobs), access.UpdatePipeline, nil, ".....1111"},
+		{"create status", project(domain.Public, jobs), access.CreateCommitStatus, nil, ".....1111"},
+		{"destroy pipeline", project(domain.Public, jobs), access.DestroyPipeline, nil, ".......11"},
+		{"admin build", project(domain.Public, jobs), access.AdminBuild, nil, "......111"},
+		{"admin build jobs off", project(domain.Public), access.AdminBuild, nil, "........."},
+
 		// An object of the wrong kind is refused, whoever asks.
 		{"wrong object", project(domain.Public), access.UpdateIssue, []access.Object{access.OnNote(ownNote)}, "........."},
 		{"unknown ability", project(domain.Public), access.Ability("fly"), nil, "........."},
@@ -154,7 +177,9 @@ func TestEveryAbilityIsTabled(t *testing.T) {
 		access.ChangeVisibilityLevel, access.ArchiveProject, access.RemoveProject, access.ReadIssue,
 		access.CreateIssue, access.UpdateIssue, access.AdminIssue, access.DestroyIssue, access.SetIssueCreatedAt,
 		access.ReadMergeRequest, access.CreateMergeRequest, access.UpdateMergeRequest, access.DestroyMergeRequest,
-		access.ReadSnippet, access.CreateSnippet, access.AdminSnippet, access.CreateNote, access.AdminNote}
+		access.ReadSnippet, access.CreateSnippet, access.AdminSnippet, access.CreateNote, access.AdminNote,
+		access.ReadPipeline, access.ReadCommitStatus, access.ReadJob, access.UpdateJob, access.CreatePipeline,
+		access.UpdatePipeline, access.CreateCommitStatus, access.DestroyPipeline, access.AdminBuild}
 	for _, a := range tabled {
 		delete(src, a)
 	}
