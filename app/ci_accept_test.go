@@ -27,7 +27,7 @@ func eachCIDriver(t *testing.T, fn func(t *testing.T, srv *apptest.Server)) {
 	for _, driver := range []string{"sqlite", "postgres"} {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
-			srv := apptest.New(t, apptest.Driver(driver), ciConfig(nil))
+			srv := apptest.New(t, apptest.Driver(driver), ciServerConfig(nil))
 			skipWithoutCI(t, srv)
 			fn(t, srv)
 		})

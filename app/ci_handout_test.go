@@ -135,7 +135,7 @@ func handOut(t *testing.T, p *ciProject, regToken string, servers ...*apptest.Se
 // jobs from one SQLite server; each job goes out exactly once.
 func TestJobHandOutSQLite(t *testing.T) {
 	t.Parallel()
-	srv := apptest.New(t, ciConfig(nil))
+	srv := apptest.New(t, ciServerConfig(nil))
 	skipWithoutCI(t, srv)
 	p, tok := seedPendingJobs(t, srv)
 	handOut(t, p, tok, srv)
@@ -147,9 +147,9 @@ func TestJobHandOutSQLite(t *testing.T) {
 // goes out exactly once.
 func TestJobHandOutTwoNodesPostgres(t *testing.T) {
 	t.Parallel()
-	a := apptest.New(t, apptest.Postgres(), ciConfig(nil))
+	a := apptest.New(t, apptest.Postgres(), ciServerConfig(nil))
 	skipWithoutCI(t, a)
-	b := apptest.New(t, apptest.Postgres(), ciConfig(func(c *config.Config) {
+	b := apptest.New(t, apptest.Postgres(), ciServerConfig(func(c *config.Config) {
 		c.Storage.DSN = a.Config.Storage.DSN
 		c.DataDir = a.Config.DataDir
 	}))

@@ -18,10 +18,10 @@ import (
 // servers (ci.registration_token).
 const testRegistrationToken = "instance-registration-token-for-tests"
 
-// ciConfig sets what the runner tests need: the instance registration
+// ciServerConfig sets what the runner tests need: the instance registration
 // token and a 64 MiB artifact limit (the suite uploads 50 MB and checks
 // the 413 just over the limit).
-func ciConfig(more func(*config.Config)) apptest.Option {
+func ciServerConfig(more func(*config.Config)) apptest.Option {
 	return apptest.Configure(func(c *config.Config) {
 		c.CI.RegistrationToken = testRegistrationToken
 		c.CI.MaxArtifactsBytes = 64 << 20
@@ -48,13 +48,13 @@ func runnerFactory(memory func() int64, opts ...apptest.Option) contracttests.Ru
 // measures it alone.
 func TestRunnerProtocolSQLite(t *testing.T) {
 	t.Parallel()
-	contracttests.RunRunnerProtocolSuite(t, runnerFactory(nil, ciConfig(nil)))
+	contracttests.RunRunnerProtocolSuite(t, runnerFactory(nil, ciServerConfig(nil)))
 }
 
 // TestRunnerProtocolPostgres is the same on Postgres.
 func TestRunnerProtocolPostgres(t *testing.T) {
 	t.Parallel()
-	contracttests.RunRunnerProtocolSuite(t, runnerFactory(nil, apptest.Postgres(), ciConfig(nil)))
+	contracttests.RunRunnerProtocolSuite(t, runnerFactory(nil, apptest.Postgres(), ciServerConfig(nil)))
 }
 
 // TestRunnerArtifactMemory uploads a 50 MB archive and checks that the
@@ -75,7 +75,7 @@ func TestRunnerArtifactMemory(t *testing.T) {
 		once.Do(debug.FreeOSMemory)
 		return residentBytes(t)
 	}
-	contracttests.RunRunnerArtifactMemory(t, runnerFactory(memory, ciConfig(nil)))
+	contracttests.RunRunnerArtifactMemory(t, runnerFactory(memory, ciServerConfig(nil)))
 }
 
 // residentBytes is VmRSS of /proc/self/status.
