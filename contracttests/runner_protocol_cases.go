@@ -473,8 +473,8 @@ func runnerTags(t *testing.T, e *ciEnv) {
 	if _, r, _ := e.runner.RequestJob(e.ctx, linux, ""); r.Status != http.StatusNoContent {
 		t.Errorf("the linux runner without run_untagged got a second job: %d %s", r.Status, r.Body)
 	}
-	any := e.register(p.RunnersToken, nil)
-	if job := e.take(any); job.JobInfo.Name != "untagged" {
+	plain := e.register(p.RunnersToken, nil)
+	if job := e.take(plain); job.JobInfo.Name != "untagged" {
 		t.Errorf("an untagged runner got %q", job.JobInfo.Name)
 	}
 }
