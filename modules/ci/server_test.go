@@ -22,7 +22,8 @@ import (
 type server struct {
 	*apptest.Client
 	*apptest.Server
-	bus ports.EventBus
+	bus  ports.EventBus
+	blob ports.BlobStore
 }
 
 // eachDriver runs fn against a fresh server on SQLite and on Postgres
@@ -33,7 +34,7 @@ func eachDriver(t *testing.T, fn func(t *testing.T, s *server)) {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
 			s := &server{}
-			srv := apptest.New(t, apptest.Driver(driver), apptest.With(fx.Populate(&s.bus)))
+			srv := apptest.New(t, apptest.Driver(driver), apptest.With(fx.Populate(&s.bus, &s.blob)))
 			s.Server, s.Client = srv, srv.Client(t)
 			fn(t, s)
 		})
@@ -192,4 +193,11 @@ func (s *server) drive(jobID int64, to domain.CIStatus, coverage ...float64) {
 	if err != nil {
 		s.T.Fatalf("drive job %d to %s: %v", jobID, to, err)
 	}
+}
+
+// blobs opens the server's blob store (the default directory under its
+// data directory).
+func (s *server) blobs(t *testing.T) ports.BlobStore {
+	t.Helper()
+	return s.blob
 }
