@@ -96,8 +96,11 @@ type processingKey struct{}
 // entries go when that processor returns, so that work run after commit
 // with those contexts' values is not mistaken for the processor's.
 type processingSet struct {
-	mu  sync.Mutex
-	ids map[int64]bool
+	mu sync.Mutex
+	// ids counts the marks of each pipeline: a use case that marks a
+	// pipeline and then runs the processor (which marks it too) keeps its
+	// mark when the processor returns.
+	ids map[int64]int
 }
 
 func processing(ctx context.Context, pipelineID int64) bool {
@@ -107,7 +110,7 @@ func processing(ctx context.Context, pipelineID int64) bool {
 	}
 	set.mu.Lock()
 	defer set.mu.Unlock()
-	return set.ids[pipelineID]
+	return set.ids[pipelineID] > 0
 }
 
 // markProcessing records pipelineID as being processed and returns the
@@ -115,15 +118,17 @@ func processing(ctx context.Context, pipelineID int64) bool {
 func markProcessing(ctx context.Context, pipelineID int64) (context.Context, func()) {
 	set, _ := ctx.Value(processingKey{}).(*processingSet)
 	if set == nil {
-		set = &processingSet{ids: map[int64]bool{}}
+		set = &processingSet{ids: map[int64]int{}}
 		ctx = context.WithValue(ctx, processingKey{}, set)
 	}
 	set.mu.Lock()
-	set.ids[pipelineID] = true
+	set.ids[pipelineID]++
 	set.mu.Unlock()
 	return ctx, func() {
 		set.mu.Lock()
-		delete(set.ids, pipelineID)
+		if set.ids[pipelineID]--; set.ids[pipelineID] <= 0 {
+			delete(set.ids, pipelineID)
+		}
 		set.mu.Unlock()
 	}
 }
