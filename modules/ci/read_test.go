@@ -54,6 +54,8 @@ func TestPipelineListFiltersAndPermissions(t *testing.T) {
 		check("?order_by=id&sort=asc", ids[2], ids[1], ids[0])
 		check("?username=root", ids[0], ids[1], ids[2])
 		check("?username=dev")
+		check("?name=Administrator", ids[0], ids[1], ids[2])
+		check("?name=DEV")
 		check("?scope=branches", ids[0], ids[1])
 		check("?scope=tags")
 

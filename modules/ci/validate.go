@@ -58,7 +58,7 @@ func (in ListInput) filter() (domain.PipelineFilter, error) {
 		return domain.PipelineFilter{}, err
 	}
 	f := domain.PipelineFilter{Ref: deref(in.Ref), SHA: deref(in.SHA), YAMLErrors: in.YAMLErrors,
-		Username: deref(in.Username), Scope: deref(in.Scope), Status: domain.CIStatus(deref(in.Status)),
+		Username: deref(in.Username), Name: deref(in.Name), Scope: deref(in.Scope), Status: domain.CIStatus(deref(in.Status)),
 		OrderBy: deref(in.OrderBy), Page: in.Page}
 	if f.OrderBy == "" {
 		f.OrderBy = "id"
