@@ -32,7 +32,7 @@ type PipelineID struct {
 // VariableInput is POST and PUT /projects/:id/variables.
 type VariableInput struct {
 	Key       *string `param:"key"`
-	Value     *string `param:"value,nul"`
+	Value     *string `param:"value"`
 	Protected *bool   `param:"protected"`
 	Masked    *bool   `param:"masked"`
 	Invalid   error   `param:"-"`

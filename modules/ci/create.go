@@ -187,7 +187,7 @@ func (s *Service) store(ctx context.Context, p *domain.Pipeline, jobs []domain.J
 		if len(jobs) == 0 {
 			return nil
 		}
-		if err := s.process(ctx, p.ID, actor); err != nil {
+		if err := s.process(ctx, p.ID, actor, -1); err != nil {
 			return err
 		}
 		fresh, err := s.p.Pipelines.Get(ctx, p.ProjectID, p.ID)

@@ -88,3 +88,35 @@ func TestAutomaticRetry(t *testing.T) {
 		}
 	})
 }
+
+// TestRetriedJobReopensLaterStages: a job retried through the jobs module
+// makes the stages after it run again (GitLab's
+// mark_as_processable_after_stage).
+func TestRetriedJobReopensLaterStages(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, s *server) {
+		pid := s.project("reopen", "private")
+		s.commit(pid, "master", "ci", map[string]string{".gitlab-ci.yml": threeStages})
+		id := apptest.ID(s.pipelines(pid, "")[0])
+		jobs := s.jobs(id)
+		s.drive(job(t, jobs, "compile").ID, domain.CIFailed)
+		jobs = s.jobs(id)
+		s.drive(job(t, jobs, "cleanup").ID, domain.CISuccess)
+		s.drive(job(t, jobs, "notify").ID, domain.CISuccess)
+		if p := s.pipeline(pid, id); p.Status != "failed" {
+			t.Fatalf("pipeline %s", p.Status)
+		}
+		again := s.retryJob(job(t, jobs, "compile").ID)
+		jobs = s.jobs(id)
+		if got := states(jobs); got != "compile:pending unit:created lint:created cleanup:success notify:success release:created" {
+			t.Fatalf("after retry: %s", got)
+		}
+		if p := s.pipeline(pid, id); p.Status != "running" {
+			t.Fatalf("pipeline after retry %s", p.Status)
+		}
+		s.drive(again, domain.CISuccess)
+		if got := states(s.jobs(id)); got != "compile:success unit:pending lint:pending cleanup:success notify:success release:created" {
+			t.Fatalf("after the retried job passed: %s", got)
+		}
+	})
+}

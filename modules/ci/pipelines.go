@@ -97,7 +97,7 @@ func (s *Service) Retry(ctx context.Context, caller *domain.Caller, ref domain.I
 				}
 			}
 		}
-		return s.process(ctx, p.ID, uid)
+		return s.process(ctx, p.ID, uid, -1)
 	})
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (s *Service) Cancel(ctx context.Context, caller *domain.Caller, ref domain.
 				return err
 			}
 		}
-		return s.process(ctx, p.ID, uid)
+		return s.process(ctx, p.ID, uid, -1)
 	})
 	if err != nil {
 		return nil, err

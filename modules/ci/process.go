@@ -27,7 +27,11 @@ var errMoved = errors.New("job moved meanwhile")
 // success a PipelineSucceeded. It runs in one transaction, holding the
 // pipeline's row lock, so that concurrent job events of one pipeline are
 // processed one after the other.
-func (s *Service) process(ctx context.Context, pipelineID, actor int64) error {
+//
+// afterStage >= 0 first makes the skipped CI jobs of the later stages
+// processable again (GitLab's mark_as_processable_after_stage, which a
+// retried job triggers).
+func (s *Service) process(ctx context.Context, pipelineID, actor int64, afterStage int) error {
 	return s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		ctx, done := markProcessing(ctx, pipelineID)
 		defer done()
@@ -36,6 +40,11 @@ func (s *Service) process(ctx context.Context, pipelineID, actor int64) error {
 		changed := false
 		p, err := s.p.Pipelines.Update(ctx, pipelineID, func(p *domain.Pipeline) error {
 			previous = p.Status
+			if afterStage >= 0 {
+				if err := s.reprocessAfter(ctx, pipelineID, afterStage, actor); err != nil {
+					return err
+				}
+			}
 			var err error
 			if jobs, err = s.settle(ctx, pipelineID, actor); err != nil {
 				return err
@@ -53,6 +62,24 @@ func (s *Service) process(ctx context.Context, pipelineID, actor int64) error {
 		}
 		return s.publishPipeline(ctx, p, jobs, previous, actor)
 	})
+}
+
+// reprocessAfter makes the skipped CI jobs of the stages after stage
+// created again.
+func (s *Service) reprocessAfter(ctx context.Context, pipelineID int64, stage int, actor int64) error {
+	jobs, err := s.p.Jobs.OfPipeline(ctx, pipelineID)
+	if err != nil {
+		return fmt.Errorf("jobs of pipeline %d: %w", pipelineID, err)
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		if j.Kind == domain.JobBuild && !j.Retried && j.Status == domain.CISkipped && j.StageIdx > stage {
+			if err := s.reprocess(ctx, j, actor); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // settle moves the pipeline's jobs until nothing moves and returns them.

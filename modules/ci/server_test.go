@@ -201,3 +201,36 @@ func (s *server) blobs(t *testing.T) ports.BlobStore {
 	t.Helper()
 	return s.blob
 }
+
+// retryJob retries a finished job as the jobs module does: a copy is
+// created and enqueued, the old one marked retried, and the new one's
+// JobEvent published (Previous "").
+func (s *server) retryJob(jobID int64) int64 {
+	s.T.Helper()
+	ctx := context.Background()
+	var n domain.Job
+	err := s.Store.Tx().WithinTx(ctx, func(ctx context.Context) error {
+		old, err := s.Store.Jobs().GetByID(ctx, jobID)
+		if err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		n = old.RetryOf(now, nil)
+		if err := s.Store.Jobs().Create(ctx, &n); err != nil {
+			return err
+		}
+		if _, err := s.Store.Jobs().Update(ctx, old.ID, func(j *domain.Job) error { j.Retried = true; return nil }); err != nil {
+			return err
+		}
+		saved, err := s.Store.Jobs().Update(ctx, n.ID, func(j *domain.Job) error { return j.Enqueue(now) })
+		if err != nil {
+			return err
+		}
+		n = *saved
+		return s.bus.Publish(ctx, domain.JobEvent{Job: n})
+	})
+	if err != nil {
+		s.T.Fatalf("retry job %d: %v", jobID, err)
+	}
+	return n.ID
+}

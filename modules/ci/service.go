@@ -65,7 +65,15 @@ func (s *Service) subscribe() {
 		if e.Job.PipelineID == 0 || processing(ctx, e.Job.PipelineID) {
 			return nil // the processor of that pipeline made this change itself
 		}
-		return s.process(ctx, e.Job.PipelineID, e.Actor)
+		after := -1
+		if e.Job.Kind == domain.JobBuild && e.Previous == "" {
+			after = e.Job.StageIdx // a retry: the stages after it run again
+		}
+		err := s.process(ctx, e.Job.PipelineID, e.Actor, after)
+		if errors.Is(err, core.ErrNotFound) {
+			return nil // the pipeline was deleted meanwhile
+		}
+		return err
 	})
 }
 
