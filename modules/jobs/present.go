@@ -10,7 +10,6 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-
 // presenter renders jobs (apijson.JobPresenter) and commit statuses.
 type presenter struct {
 	jobs  *apijson.JobPresenter
