@@ -34,6 +34,7 @@ import (
 	"github.com/hearth-forge/hearth/modules/events"
 	"github.com/hearth-forge/hearth/modules/groups"
 	"github.com/hearth-forge/hearth/modules/issues"
+	"github.com/hearth-forge/hearth/modules/jobs"
 	"github.com/hearth-forge/hearth/modules/members"
 	"github.com/hearth-forge/hearth/modules/mergerequests"
 	"github.com/hearth-forge/hearth/modules/meta"
@@ -227,7 +228,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a
