@@ -53,11 +53,21 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Registered, 
 		return nil, fmt.Errorf("runner token: %w", err)
 	}
 	r.TokenDigest = domain.TokenDigest(token)
-	if !shared {
+	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		if err := s.p.Runners.Create(ctx, r); err != nil {
+			return fmt.Errorf("create runner: %w", err)
+		}
+		if shared {
+			return nil
+		}
+		if err := s.p.Runners.AddProject(ctx, r.ID, projectID); err != nil {
+			return fmt.Errorf("runner project: %w", err)
+		}
 		r.ProjectIDs = []int64{projectID}
-	}
-	if err := s.p.Runners.Create(ctx, r); err != nil {
-		return nil, fmt.Errorf("create runner: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	s.log.Info("runner registered")
 	return &Registered{Runner: r, Token: token}, nil
