@@ -93,7 +93,10 @@ func (in UpdateRunnerInput) apply(r *domain.Runner) error {
 	return checkRunner(r)
 }
 
-var durationPart = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*([a-z]+)$`)
+var (
+	durationPart  = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*([a-z]+)$`)
+	durationParts = regexp.MustCompile(`\d+(?:\.\d+)?\s*[a-z]+`)
+)
 
 // durationUnits are ChronicDuration's units, in seconds.
 var durationUnits = map[string]float64{
@@ -120,8 +123,8 @@ func parseExpireIn(s string) (d time.Duration, never bool, err error) {
 	// Split "2 hrs 20 min" / "1h30m" / "1 week and 2 days" into number-unit parts.
 	s = strings.NewReplacer(",", " ", " and ", " ").Replace(s)
 	var total float64
-	parts := regexp.MustCompile(`\d+(?:\.\d+)?\s*[a-z]+`).FindAllString(s, -1)
-	if len(parts) == 0 || strings.TrimSpace(regexp.MustCompile(`\d+(?:\.\d+)?\s*[a-z]+`).ReplaceAllString(s, "")) != "" {
+	parts := durationParts.FindAllString(s, -1)
+	if len(parts) == 0 || strings.TrimSpace(durationParts.ReplaceAllString(s, "")) != "" {
 		return 0, false, fmt.Errorf("expire_in %q is not a duration", s)
 	}
 	for _, p := range parts {
