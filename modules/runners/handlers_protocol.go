@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/httpx"
@@ -211,6 +212,7 @@ func (h handlers) patchTrace(w http.ResponseWriter, r *http.Request) error {
 // uploadArtifacts is POST /jobs/:id/artifacts: the multipart body is read
 // as a stream, and its "file" part goes straight to the blob store.
 func (h handlers) uploadArtifacts(w http.ResponseWriter, r *http.Request) error {
+	liftDeadlines(w)
 	q := r.URL.Query()
 	in := ArtifactInput{Token: q.Get("token")}
 	for name, dst := range map[string]**string{"artifact_type": &in.Type, "artifact_format": &in.Format, "expire_in": &in.ExpireIn} {
@@ -283,6 +285,7 @@ func (h handlers) downloadArtifacts(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	defer d.Body.Close()
+	liftDeadlines(w)
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(d.Size, 10))
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.Artifact.Filename}))
@@ -297,4 +300,12 @@ func (h handlers) downloadArtifacts(w http.ResponseWriter, r *http.Request) erro
 // serves only to Workhorse.
 func (h handlers) authorizeArtifacts(w http.ResponseWriter, r *http.Request) error {
 	return core.Forbidden("Request should be executed via GitLab Workhorse")
+}
+
+// liftDeadlines removes the server's read and write timeouts for one
+// request: artifacts may be large and runners slow.
+func liftDeadlines(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
 }
