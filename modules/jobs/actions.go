@@ -90,7 +90,9 @@ func (s *Service) retry(ctx context.Context, actor, id int64) (*domain.Job, erro
 			return fmt.Errorf("enqueue the retry of job %d: %w", id, err)
 		}
 		out = n
-		return s.published(ctx, n, domain.CICreated, actor)
+		// Previous "" : the copy is a new job (the ci module then reopens
+		// the stages after it, as GitLab's retry does).
+		return s.published(ctx, n, "", actor)
 	})
 	if err != nil {
 		return nil, err
