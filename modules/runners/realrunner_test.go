@@ -123,3 +123,66 @@ func TestRealGitlabRunner(t *testing.T) {
 		t.Error("a job token reached a trace")
 	}
 }
+
+// TestRealGitlabRunnerCancel cancels a job while the real runner runs it:
+// the runner hears "canceling", runs after_script and reports the end,
+// and the job stays canceled.
+func TestRealGitlabRunnerCancel(t *testing.T) {
+	bin := os.Getenv("HEARTH_GITLAB_RUNNER")
+	if bin == "" {
+		t.Skip("HEARTH_GITLAB_RUNNER is not set")
+	}
+	t.Parallel()
+	s := newServer(t)
+	pid := apptest.ID(s.Project(s.RootToken, "name", "cancel", "visibility", "private"))
+	s.Expect(201, "POST", fmt.Sprintf("/projects/%d/repository/files/a.txt", pid), s.RootToken,
+		apptest.Form("branch", "master", "content", "a", "commit_message", "init"))
+	head := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/repository/branches/master", pid), s.RootToken, nil).Object(t)
+	sha := head["commit"].(map[string]any)["id"].(string)
+	_, token := s.runner(s.regToken(pid), nil)
+	u, _ := s.Users.UserByLogin(context.Background(), "root")
+	pl := &domain.Pipeline{ProjectID: pid, Ref: "master", SHA: sha, Status: domain.CIPending, Source: domain.SourcePush, UserID: &u.ID}
+	now := time.Now().UTC()
+	jobs := []domain.Job{{ProjectID: pid, Kind: domain.JobBuild, Name: "slow", Stage: "test", Status: domain.CIPending,
+		Ref: "master", SHA: sha, When: domain.WhenOnSuccess, UserID: &u.ID, Tags: []string{}, QueuedAt: &now,
+		Spec: domain.JobSpec{Script: []string{"echo started", "sleep 60"}, AfterScript: []string{"echo cleaning-up"}}}}
+	if err := s.pipelines.Create(context.Background(), pl, jobs); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "run-single", "--url", s.URL, "--token", token, "--executor", "shell",
+		"--builds-dir", filepath.Join(dir, "builds"), "--max-builds", "1", "--wait-timeout", "60")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if j := s.job(jobs[0].ID); j.Status == domain.CIRunning && j.TraceSize > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job never started:\n%s", out.String())
+		}
+	}
+	s.cancel(jobs[0].ID)
+	canceled := time.Now()
+	_ = cmd.Wait()
+	t.Logf("the runner ended %s after the cancel:\n%s", time.Since(canceled).Round(time.Second), out.String())
+	j := s.job(jobs[0].ID)
+	if j.Status != domain.CICanceled || !j.RunnerFinished {
+		t.Fatalf("canceled job %+v\n%s", j, out.String())
+	}
+	rc, _, err := s.blob.Open(context.Background(), domain.TraceKey(pid, j.ID))
+	if err != nil {
+		t.Fatalf("trace: %v\n%s", err, out.String())
+	}
+	defer rc.Close()
+	trace, _ := io.ReadAll(rc)
+	if !strings.Contains(string(trace), "cleaning-up") {
+		t.Fatalf("after_script did not run:\n%s", trace)
+	}
+}
