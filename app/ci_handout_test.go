@@ -138,7 +138,6 @@ func handOut(t *testing.T, p *ciProject, regToken string, servers ...*apptest.Se
 func TestJobHandOutSQLite(t *testing.T) {
 	t.Parallel()
 	srv := apptest.New(t, ciServerConfig(nil))
-	skipWithoutCI(t, srv)
 	p, tok := seedPendingJobs(t, srv)
 	handOut(t, p, tok, srv)
 }
@@ -150,7 +149,6 @@ func TestJobHandOutSQLite(t *testing.T) {
 func TestJobHandOutTwoNodesPostgres(t *testing.T) {
 	t.Parallel()
 	a := apptest.New(t, apptest.Postgres(), ciServerConfig(nil))
-	skipWithoutCI(t, a)
 	b := apptest.New(t, apptest.Postgres(), ciServerConfig(func(c *config.Config) {
 		c.Storage.DSN = a.Config.Storage.DSN
 		c.DataDir = a.Config.DataDir
