@@ -68,7 +68,7 @@ func handOut(t *testing.T, p *ciProject, regToken string, servers ...*apptest.Se
 		dups  []string
 		wg    sync.WaitGroup
 	)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(45 * time.Second)
 	start := time.Now()
 	for _, r := range rs {
 		wg.Add(1)
@@ -108,11 +108,13 @@ func handOut(t *testing.T, p *ciProject, regToken string, servers ...*apptest.Se
 	if len(dups) > 0 {
 		t.Fatalf("jobs handed out twice: %v", dups)
 	}
+	srv := servers[0]
 	if len(owner) != jobs {
-		t.Fatalf("%d jobs handed out, want %d (lost %d)", len(owner), jobs, jobs-len(owner))
+		// Slow is not lost: a job still pending was not handed out in time.
+		resp := srv.JSON(t, "GET", p.path("/jobs?scope=pending&per_page=1"), srv.RootToken, nil, 200, nil)
+		t.Fatalf("%d jobs handed out, want %d; %s still pending (the rest lost)", len(owner), jobs, resp.Header.Get("X-Total"))
 	}
 	// The server agrees: all 200 running, each bound to the runner that got it.
-	srv := servers[0]
 	for page := 1; page <= 2; page++ {
 		var list []ciJob
 		resp := srv.JSON(t, "GET", p.path("/jobs?scope=running&per_page=100&page=%d", page), srv.RootToken, nil, 200, &list)
@@ -136,7 +138,6 @@ func handOut(t *testing.T, p *ciProject, regToken string, servers ...*apptest.Se
 func TestJobHandOutSQLite(t *testing.T) {
 	t.Parallel()
 	srv := apptest.New(t, ciServerConfig(nil))
-	skipWithoutCI(t, srv)
 	p, tok := seedPendingJobs(t, srv)
 	handOut(t, p, tok, srv)
 }
@@ -148,7 +149,6 @@ func TestJobHandOutSQLite(t *testing.T) {
 func TestJobHandOutTwoNodesPostgres(t *testing.T) {
 	t.Parallel()
 	a := apptest.New(t, apptest.Postgres(), ciServerConfig(nil))
-	skipWithoutCI(t, a)
 	b := apptest.New(t, apptest.Postgres(), ciServerConfig(func(c *config.Config) {
 		c.Storage.DSN = a.Config.Storage.DSN
 		c.DataDir = a.Config.DataDir

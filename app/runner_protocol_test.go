@@ -34,7 +34,6 @@ func ciServerConfig(more func(*config.Config)) apptest.Option {
 func runnerFactory(memory func() int64, opts ...apptest.Option) contracttests.RunnerServerFactory {
 	return func(t *testing.T) contracttests.RunnerServer {
 		srv := apptest.New(t, opts...)
-		skipWithoutCI(t, srv)
 		return contracttests.RunnerServer{
 			URL: srv.URL, RootToken: srv.RootToken, RegistrationToken: testRegistrationToken,
 			MaxArtifactsBytes: srv.Config.CI.MaxArtifactsBytes, Memory: memory,
@@ -98,20 +97,4 @@ func residentBytes(t *testing.T) int64 {
 	}
 	t.Error("no VmRSS in /proc/self/status")
 	return 0
-}
-
-// skipWithoutCI skips while main lacks the CI routes (the pipelines and
-// runners modules land one by one): an unrouted path answers GitLab's
-// {"error":"404 Not Found"}, a routed one anything else. Remove once CI
-// is on main.
-func skipWithoutCI(t testing.TB, srv *apptest.Server) {
-	t.Helper()
-	for _, probe := range []struct{ method, path string }{
-		{"GET", "/projects/0/pipelines"}, {"POST", "/runners/verify"}, {"GET", "/projects/0/jobs"},
-	} {
-		resp, body := srv.Do(t, probe.method, probe.path, srv.RootToken, nil)
-		if resp.StatusCode == 404 && strings.Contains(string(body), `"error":"404 Not Found"`) {
-			t.Skipf("%s %s is not routed yet: CI has not landed", probe.method, probe.path)
-		}
-	}
 }

@@ -8,6 +8,7 @@
 //	RunRepoSuite(t, newRepo)     a git backend (ports.RepoBackend)
 //	RunAPISuite(t, newServer)    the whole HTTP API, as GitLab clients drive it
 //	RunBlobSuite(t, newBlob)     a blob store (ports.BlobStore): streamed, limited, aborted writes
+//	RunRunnerProtocolSuite(t, newServer)  gitlab-runner's side of the runner protocol, over HTTP
 //
 // Each subtest calls the factory for fresh state (an empty migrated
 // database, an empty repository root, a new server) and releases it with
@@ -50,5 +51,7 @@
 // adapters/storage/postgres (a fresh database per subtest; without a server
 // the tests skip, unless CI is set), adapters/git/gitcli and
 // adapters/git/gogit, adapters/blob runs RunBlobSuite; the app runs
-// RunAPISuite in app/api_test.go.
+// RunAPISuite in app/api_test.go and RunRunnerProtocolSuite in
+// app/runner_protocol_test.go. RunnerClient, the suite's runner, also
+// drives the app's CI acceptance tests.
 package contracttests

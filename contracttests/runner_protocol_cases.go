@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func runnerRegister(t *testing.T, e *ciEnv) {
@@ -445,4 +446,55 @@ func (e *ciEnv) upload(job *RunnerJob, content []byte) RunnerReply {
 		e.t.Fatal(err)
 	}
 	return r
+}
+
+// tagsYML: one untagged job, one that needs a linux runner.
+const tagsYML = `
+untagged:
+  script: [make]
+tagged:
+  script: [make]
+  tags: [linux]
+`
+
+// runnerTags: a job goes only to a runner holding all its tags; an
+// untagged job only to a runner with run_untagged.
+func runnerTags(t *testing.T, e *ciEnv) {
+	p := e.newCIProject("tags", tagsYML)
+	docker := e.register(p.RunnersToken, map[string]any{"tag_list": "docker", "run_untagged": false})
+	if _, r, _ := e.runner.RequestJob(e.ctx, docker, ""); r.Status != http.StatusNoContent {
+		t.Errorf("a docker-only runner without run_untagged got a job: %d %s", r.Status, r.Body)
+	}
+	linux := e.register(p.RunnersToken, map[string]any{"tag_list": "linux,docker", "run_untagged": false})
+	job := e.take(linux)
+	if job.JobInfo.Name != "tagged" {
+		t.Errorf("the linux runner without run_untagged got %q", job.JobInfo.Name)
+	}
+	if _, r, _ := e.runner.RequestJob(e.ctx, linux, ""); r.Status != http.StatusNoContent {
+		t.Errorf("the linux runner without run_untagged got a second job: %d %s", r.Status, r.Body)
+	}
+	plain := e.register(p.RunnersToken, nil)
+	if job := e.take(plain); job.JobInfo.Name != "untagged" {
+		t.Errorf("an untagged runner got %q", job.JobInfo.Name)
+	}
+}
+
+// runnerCancelPending: a pending job canceled through the API is
+// canceled at once and never handed out.
+func runnerCancelPending(t *testing.T, e *ciEnv) {
+	p := e.newCIProject("cancel-pending", oneJobYML)
+	var jobs []map[string]any
+	deadline := time.Now().Add(5 * time.Second)
+	for len(jobs) == 0 {
+		jobs = e.api.expect(200, "GET", fmt.Sprintf("/projects/%d/jobs?scope=pending", p.ID), e.srv.RootToken, nil).list(t)
+		if time.Now().After(deadline) {
+			t.Fatal("no pending job")
+		}
+	}
+	id := int64(jobs[0]["id"].(float64))
+	e.api.expect(201, "POST", fmt.Sprintf("/projects/%d/jobs/%d/cancel", p.ID, id), e.srv.RootToken, nil)
+	e.waitJobStatus(p.ID, id, "canceled")
+	if _, r, _ := e.runner.RequestJob(e.ctx, e.register(p.RunnersToken, nil), ""); r.Status != http.StatusNoContent {
+		t.Errorf("a canceled pending job was handed out: %d %s", r.Status, r.Body)
+	}
 }
