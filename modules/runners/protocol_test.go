@@ -35,7 +35,7 @@ func TestRegistration(t *testing.T) {
 			"locked": true, "maximum_timeout": 3600, "info": map[string]any{"version": "17.11.0", "platform": "linux"}})
 		m := raw.json(t)
 		apptest.HasKeys(t, m, "id", "token", "token_expires_at")
-		if m["token_expires_at"] != nil || !strings.HasPrefix(m["token"].(string), "glrt-") {
+		if m["token_expires_at"] != nil || strings.HasPrefix(m["token"].(string), "glrt-") || len(m["token"].(string)) < 20 {
 			t.Fatalf("registration answer %v", m)
 		}
 		id, token := idOf(m), m["token"].(string)

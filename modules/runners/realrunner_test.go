@@ -63,7 +63,7 @@ func TestRealGitlabRunner(t *testing.T) {
 			token = strings.Trim(strings.TrimSpace(v), `"`)
 		}
 	}
-	if !strings.HasPrefix(token, "glrt-") {
+	if token == "" {
 		t.Fatalf("no runner token in config.toml:\n%s", data)
 	}
 

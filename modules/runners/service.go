@@ -19,9 +19,13 @@ import (
 )
 
 // Token prefixes (GitLab's): runner authentication tokens, CI job tokens,
-// project runner registration tokens.
+// project runner registration tokens. A runner registered with a
+// registration token gets a token without GitLab's "glrt-" prefix, as
+// GitLab does: gitlab-runner takes a glrt- token for a runner created in
+// the UI and then unregisters only its manager (DELETE /runners/managers),
+// leaving the runner registered.
 const (
-	runnerTokenPrefix       = "glrt-"
+	runnerTokenPrefix       = ""
 	jobTokenPrefix          = "glcbt-"
 	registrationTokenPrefix = "GR1348941"
 )
