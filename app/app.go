@@ -34,12 +34,14 @@ import (
 	"github.com/hearth-forge/hearth/modules/events"
 	"github.com/hearth-forge/hearth/modules/groups"
 	"github.com/hearth-forge/hearth/modules/issues"
+	"github.com/hearth-forge/hearth/modules/jobs"
 	"github.com/hearth-forge/hearth/modules/members"
 	"github.com/hearth-forge/hearth/modules/mergerequests"
 	"github.com/hearth-forge/hearth/modules/meta"
 	"github.com/hearth-forge/hearth/modules/notes"
 	"github.com/hearth-forge/hearth/modules/projects"
 	"github.com/hearth-forge/hearth/modules/repository"
+	"github.com/hearth-forge/hearth/modules/runners"
 	"github.com/hearth-forge/hearth/modules/snippets"
 	"github.com/hearth-forge/hearth/modules/todos"
 	"github.com/hearth-forge/hearth/modules/users"
@@ -227,7 +229,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a

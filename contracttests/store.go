@@ -203,7 +203,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {

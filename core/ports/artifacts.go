@@ -20,6 +20,10 @@ type ArtifactStore interface {
 	// DeleteOfJob removes every artifact record of a job (of the given
 	// types; none given: all) and returns them.
 	DeleteOfJob(ctx context.Context, jobID int64, types ...string) ([]domain.Artifact, error)
+	// Keep clears ExpireAt on every artifact of the job (the keep
+	// operation: they are never deleted as expired); a job without
+	// artifacts is not an error.
+	Keep(ctx context.Context, jobID int64) error
 	// Expired lists artifacts whose ExpireAt is before t, at most limit.
 	Expired(ctx context.Context, before time.Time, limit int) ([]domain.Artifact, error)
 	// Delete removes one record (core.ErrNotFound).

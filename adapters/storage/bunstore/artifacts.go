@@ -120,6 +120,16 @@ func (st *artifactStore) DeleteOfJob(ctx context.Context, jobID int64, types ...
 	return out, nil
 }
 
+// Keep clears expire_at on the job's artifacts in one statement.
+func (st *artifactStore) Keep(ctx context.Context, jobID int64) error {
+	_, err := st.s.Conn(ctx).NewUpdate().Model((*artifactRow)(nil)).
+		Set("expire_at = NULL").Where("job_id = ?", jobID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("bunstore: keep the artifacts of job %d: %w", jobID, err)
+	}
+	return nil
+}
+
 // Expired reads ci_artifacts_expire_at_idx, soonest expired first.
 func (st *artifactStore) Expired(ctx context.Context, before time.Time, limit int) ([]domain.Artifact, error) {
 	if limit <= 0 {
