@@ -22,7 +22,8 @@ import (
 type server struct {
 	*apptest.Client
 	*apptest.Server
-	bus  ports.EventBus
+	bus ports.EventBus
+	// blob is the server's blob store (artifacts, archived traces).
 	blob ports.BlobStore
 }
 
@@ -201,13 +202,6 @@ func (s *server) tryDrive(jobID int64, to domain.CIStatus, coverage ...float64) 
 		return fmt.Errorf("drive job %d to %s: %w", jobID, to, err)
 	}
 	return nil
-}
-
-// blobs opens the server's blob store (the default directory under its
-// data directory).
-func (s *server) blobs(t *testing.T) ports.BlobStore {
-	t.Helper()
-	return s.blob
 }
 
 // retryJob retries a finished job as the jobs module does: a copy is
