@@ -2,7 +2,8 @@
 // projects, groups, members, repository, mergerequests, issues, notes,
 // snippets, todos, events, meta, and CI: ci for pipelines and variables,
 // jobs for the jobs and commit statuses API, runners for the runner
-// protocol). Each is an fx module that the app composes; your own module is built the same way and joins the same
+// protocol and the runners API). Each is an fx module that the app
+// composes; your own module is built the same way and joins the same
 // router (see the README's "Embedding Hearth").
 //
 // # The rules

@@ -93,3 +93,23 @@ func TestJobTokenGitAndAPI(t *testing.T) {
 		t.Fatalf("job %+v", j)
 	}
 }
+
+// TestJobTokenOfAnAdmin: a job of an administrator's pipeline reads as an
+// ordinary user.
+func TestJobTokenOfAnAdmin(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	_, alice := s.User("alice")
+	hidden := apptest.ID(s.Project(alice, "name", "hidden", "visibility", "private"))
+	pid, _ := s.project("own") // root's pipeline
+	_, rtok := s.runner(s.regToken(pid), nil)
+	s.pipeline(pid, jobSpec{name: "build"})
+	tok := s.take(rtok)["token"].(string)
+	s.expect(200, "GET", fmt.Sprintf("/projects/%d", pid), nil, "Job-Token", tok)
+	s.expect(404, "GET", fmt.Sprintf("/projects/%d", hidden), nil, "Job-Token", tok)
+	s.expect(403, "GET", "/runners/all", nil, "Job-Token", tok)
+	me := s.expect(200, "GET", "/user", nil, "Job-Token", tok).json(t)
+	if me["username"] != "root" || me["is_admin"] == true {
+		t.Fatalf("GET /user with a job token: %v", me)
+	}
+}

@@ -40,7 +40,7 @@ func (e *RangeRefused) Error() string { return fmt.Sprintf("trace ends at %d", e
 // errJobNotFound is the runner protocol's bare 404.
 func errJobNotFound() error { return &core.Error{Kind: core.ErrNotFound, Msg: "404 Not Found"} }
 
-// runnerStatus is the Job-Status a runner is told: "canceling" while a
+// jobStatus is the Job-Status a runner is told: "canceling" while a
 // canceled job's runner still works on it.
 func jobStatus(j *domain.Job) string {
 	if j.Status == domain.CICanceled && !j.RunnerFinished {

@@ -100,7 +100,10 @@ func (a *Authenticator) jobToken(ctx context.Context, secret, digest string) (*d
 		case u.Blocked():
 			return nil, core.Unauthenticated()
 		default:
-			c.User = u
+			// A job never acts as an administrator, even its admin's.
+			ju := *u
+			ju.Admin = false
+			c.User = &ju
 		}
 	}
 	return c, nil
