@@ -52,6 +52,8 @@ func (r refusal) apiError() error { return core.Validation(map[string][]string{"
 // moved, in a project with jobs enabled. No configuration file, or one
 // whose jobs all filter out, makes no pipeline.
 func (s *Service) onPush(ctx context.Context, ev domain.PushEvent) error {
+	// The push is done: a client that went away must not lose its pipeline.
+	ctx = context.WithoutCancel(ctx)
 	if ev.After == "" || ev.After == domain.ZeroID {
 		return nil
 	}

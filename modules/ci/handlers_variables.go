@@ -6,7 +6,7 @@ import (
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// variableKey reads {key}.
+// variablePath reads {key}, the variable's key.
 func variablePath(r *http.Request) (key string, err error) {
 	return httpx.PathParam(r, "key")
 }

@@ -117,7 +117,7 @@ func TestDeletePipeline(t *testing.T) {
 			Filename: "a.zip", Size: 3, Key: key}); err != nil {
 			t.Fatal(err)
 		}
-		files := s.blobs(t)
+		files := s.blob
 		for _, k := range []string{key, domain.TraceKey(pid, j.ID)} {
 			if _, err := files.Write(ctx, k, strings.NewReader("abc"), 0); err != nil {
 				t.Fatal(err)

@@ -22,7 +22,8 @@ import (
 type server struct {
 	*apptest.Client
 	*apptest.Server
-	bus  ports.EventBus
+	bus ports.EventBus
+	// blob is the server's blob store (artifacts, archived traces).
 	blob ports.BlobStore
 }
 
@@ -161,6 +162,13 @@ func job(t testing.TB, jobs []domain.Job, name string) domain.Job {
 // transaction that publishes its JobEvent; the pipeline follows.
 func (s *server) drive(jobID int64, to domain.CIStatus, coverage ...float64) {
 	s.T.Helper()
+	if err := s.tryDrive(jobID, to, coverage...); err != nil {
+		s.T.Fatal(err)
+	}
+}
+
+// tryDrive is drive for goroutines other than the test's.
+func (s *server) tryDrive(jobID int64, to domain.CIStatus, coverage ...float64) error {
 	ctx := context.Background()
 	err := s.Store.Tx().WithinTx(ctx, func(ctx context.Context) error {
 		var prev domain.CIStatus
@@ -191,15 +199,9 @@ func (s *server) drive(jobID int64, to domain.CIStatus, coverage ...float64) {
 		return s.bus.Publish(ctx, domain.JobEvent{Job: *j, Previous: prev})
 	})
 	if err != nil {
-		s.T.Fatalf("drive job %d to %s: %v", jobID, to, err)
+		return fmt.Errorf("drive job %d to %s: %w", jobID, to, err)
 	}
-}
-
-// blobs opens the server's blob store (the default directory under its
-// data directory).
-func (s *server) blobs(t *testing.T) ports.BlobStore {
-	t.Helper()
-	return s.blob
+	return nil
 }
 
 // retryJob retries a finished job as the jobs module does: a copy is

@@ -90,8 +90,9 @@ func (s *Service) CreateVariable(ctx context.Context, caller *domain.Caller, ref
 	return v, nil
 }
 
-// UpdateVariable changes the variable key names (its key too, when
-// given).
+// UpdateVariable changes the value and flags of the variable key names.
+// The key itself stays: GitLab updates with the parameters except key,
+// which names the variable.
 func (s *Service) UpdateVariable(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, key string, in VariableInput) (*domain.Variable, error) {
 	t, err := s.variablesTarget(ctx, caller, ref)
 	if err != nil {
@@ -100,6 +101,7 @@ func (s *Service) UpdateVariable(ctx context.Context, caller *domain.Caller, ref
 	if in.Invalid != nil {
 		return nil, in.Invalid
 	}
+	in.Key = nil
 	v, err := s.p.Variables.Update(ctx, t.Project.ID, key, func(v *domain.Variable) error {
 		in.apply(v)
 		return validateVariable(v)
@@ -107,8 +109,6 @@ func (s *Service) UpdateVariable(ctx context.Context, caller *domain.Caller, ref
 	switch {
 	case errors.Is(err, core.ErrNotFound):
 		return nil, errVariableNotFound
-	case errors.Is(err, core.ErrConflict):
-		return nil, keyTaken(*in.Key)
 	case errors.Is(err, core.ErrInvalid):
 		return nil, err
 	case err != nil:
