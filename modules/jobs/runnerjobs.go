@@ -36,7 +36,7 @@ func (s *Service) RunnerJobs(ctx context.Context, caller *domain.Caller, runnerI
 	if in.Invalid != nil {
 		return nil, in.Invalid
 	}
-	f := domain.JobFilter{RunnerID: r.ID, Page: in.Page}
+	f := domain.JobFilter{RunnerID: r.ID, Kind: domain.JobBuild, Page: in.Page}
 	if in.Status != "" {
 		if f.Statuses, err = scopeStatuses("status", []string{in.Status}); err != nil {
 			return nil, err

@@ -49,7 +49,8 @@ type Found struct {
 }
 
 // load reads job id of the target's project; an id that cannot exist is
-// as missing as an unknown one.
+// as missing as an unknown one, and so is a commit status of another
+// system (GitLab's jobs API finds builds only).
 func (s *Service) load(ctx context.Context, t access.Target, id int64) (*domain.Job, error) {
 	if id <= 0 {
 		return nil, errJobNotFound
@@ -60,6 +61,9 @@ func (s *Service) load(ctx context.Context, t access.Target, id int64) (*domain.
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read job: %w", err)
+	}
+	if j.Kind != domain.JobBuild {
+		return nil, errJobNotFound
 	}
 	return j, nil
 }
