@@ -4,7 +4,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/apijson"
@@ -140,9 +144,13 @@ func (h handlers) artifactsOfRef(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	refName, err := httpx.PathParam(r, "ref_name")
+	rest, ok := strings.CutSuffix(chi.URLParam(r, "*"), "/download")
+	if !ok || rest == "" {
+		return errNoRoute
+	}
+	refName, err := url.PathUnescape(rest)
 	if err != nil {
-		return err
+		return core.InvalidParam("ref_name")
 	}
 	var in DownloadInput
 	in.Invalid = httpx.Decode(r, &in)
@@ -152,6 +160,9 @@ func (h handlers) artifactsOfRef(w http.ResponseWriter, r *http.Request) error {
 	}
 	return attachment(w, d)
 }
+
+// errNoRoute is the router's answer to a path no route serves.
+var errNoRoute = &core.Error{Kind: core.ErrNotFound, Param: true, Msg: "404 Not Found"}
 
 // attachment streams an artifacts archive as a download.
 func attachment(w http.ResponseWriter, d *Download) error {

@@ -188,7 +188,7 @@ func transition(j *domain.Job, state string, now time.Time) error {
 	case "success":
 		event, err = "success", j.Succeed(now)
 	case "failed":
-		event, err = "drop", j.Drop(now, "")
+		event, err = "drop", j.Drop(now, domain.FailureAPI)
 	case "canceled":
 		event, err = "cancel", j.Cancel(now)
 	default:
