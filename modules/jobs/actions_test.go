@@ -52,7 +52,7 @@ func TestJobActions(t *testing.T) {
 		if n := s.stored(newID); n.PipelineID != f.master.ID || n.QueuedAt == nil || n.Retried {
 			t.Errorf("new job %+v", n)
 		}
-		if ev := s.events.of(newID); len(ev) != 1 || ev[0].Previous != domain.CICreated || ev[0].Job.Status != domain.CIPending {
+		if ev := s.events.of(newID); len(ev) != 1 || ev[0].Previous != "" || ev[0].Job.Status != domain.CIPending {
 			t.Errorf("retry events = %+v", ev)
 		}
 		if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/pipelines/%d/jobs", f.repo.id, f.master.ID), f.dev.token, nil).List(t); !eq(ids(l), []int64{newID, f.deploy.ID, f.test.ID, f.build.ID}) {
