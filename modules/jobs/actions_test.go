@@ -55,16 +55,23 @@ func TestJobActions(t *testing.T) {
 		if ev := s.events.of(newID); len(ev) != 1 || ev[0].Previous != "" || ev[0].Job.Status != domain.CIPending {
 			t.Errorf("retry events = %+v", ev)
 		}
-		if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/pipelines/%d/jobs", f.repo.id, f.master.ID), f.dev.token, nil).List(t); !eq(ids(l), []int64{newID, f.deploy.ID, f.test.ID, f.build.ID}) {
-			t.Errorf("pipeline jobs after retry: %v", ids(l))
+		pjobs := fmt.Sprintf("/projects/%d/pipelines/%d/jobs", f.repo.id, f.master.ID)
+		if l := s.Expect(200, "GET", pjobs, f.dev.token, nil).List(t); !eq(ids(l), []int64{newID, f.deploy.ID, f.build.ID}) {
+			t.Errorf("pipeline jobs after retry: %v (the retried one left out)", ids(l))
+		}
+		if l := s.Expect(200, "GET", pjobs+"?include_retried=true", f.dev.token, nil).List(t); !eq(ids(l), []int64{newID, f.deploy.ID, f.test.ID, f.build.ID}) {
+			t.Errorf("pipeline jobs with the retried: %v", ids(l))
+		}
+		if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/jobs", f.repo.id), f.dev.token, nil).List(t); len(l) != 6 || apptest.ID(l[0]) != newID {
+			t.Errorf("project jobs after retry: %v (retried ones included)", ids(l))
 		}
 		s.wantBody(403, `{"message":"403 Forbidden - Job is not retryable"}`, "POST", one(f.pend.ID)+"/retry", f.dev.token, nil)
 		s.wantBody(403, `{"message":"403 Forbidden - Job is not retryable"}`, "POST", one(f.deploy.ID)+"/retry", f.dev.token, nil)
 
-		// Play a manual job: pending, played by the caller; "started".
+		// Play a manual job: pending, played by the caller.
 		p := s.Expect(200, "POST", one(f.deploy.ID)+"/play", f.dev.token, nil).Object(t)
 		wantKeys(t, "played job", p, jobKeys...)
-		if p["status"] != "started" || p["finished_at"] != nil || p["user"].(map[string]any)["username"] != "dev" {
+		if p["status"] != "pending" || p["finished_at"] != nil || p["user"].(map[string]any)["username"] != "dev" {
 			t.Errorf("play = %v", p)
 		}
 		if j := s.stored(f.deploy.ID); j.Status != domain.CIPending || j.UserID == nil || *j.UserID != f.dev.id {
@@ -98,7 +105,7 @@ func TestJobActions(t *testing.T) {
 		// Erase: trace and artifacts go, the status stays.
 		e := s.Expect(201, "POST", one(f.build.ID)+"/erase", f.dev.token, nil).Object(t)
 		wantKeys(t, "erased job", e, append(jobKeys, "download_url")...)
-		if e["status"] != "success" || e["artifacts_file"] != nil || len(e["artifacts"].([]any)) != 0 || e["download_url"] != nil {
+		if e["status"] != "success" || e["erased_at"] == nil || e["artifacts_file"] != nil || len(e["artifacts"].([]any)) != 0 || e["download_url"] != nil {
 			t.Errorf("erase = %v", e)
 		}
 		if j := s.stored(f.build.ID); j.ErasedAt == nil || j.ErasedBy == nil || *j.ErasedBy != f.dev.id {
@@ -130,7 +137,7 @@ func TestPlayFinishedManualJob(t *testing.T) {
 	done.When = domain.WhenManual
 	_, js := s.pipeline(r.id, "master", r.master, domain.CISuccess, done)
 	p := s.Expect(200, "POST", fmt.Sprintf("/projects/%d/jobs/%d/play", r.id, js[0].ID), s.RootToken, nil).Object(t)
-	if apptest.ID(p) == js[0].ID || p["status"] != "started" {
+	if apptest.ID(p) == js[0].ID || p["status"] != "pending" {
 		t.Errorf("play of a finished manual job = %v", p)
 	}
 	if !s.stored(js[0].ID).Retried || s.stored(apptest.ID(p)).Status != domain.CIPending {

@@ -184,7 +184,7 @@ func stream(w http.ResponseWriter, contentType string, d *Download) error {
 // pipeline (the spec's cancel, retry, erase, keep and play responses);
 // download adds download_url (erase and keep).
 func (h handlers) action(w http.ResponseWriter, r *http.Request, status int, download bool,
-	do func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error), shown string) error {
+	do func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error)) error {
 	if _, err := httpx.RequireUser(r); err != nil {
 		return err
 	}
@@ -200,9 +200,6 @@ func (h handlers) action(w http.ResponseWriter, r *http.Request, status int, dow
 	if err != nil {
 		return err
 	}
-	if shown != "" {
-		out.Status = shown
-	}
 	if download {
 		return httpx.JSON(w, status, actionJSON{Job: *out})
 	}
@@ -213,34 +210,34 @@ func (h handlers) action(w http.ResponseWriter, r *http.Request, status int, dow
 func (h handlers) cancel(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusCreated, false, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Cancel(r.Context(), c, ref, id)
-	}, "")
+	})
 }
 
 // POST /projects/:id/jobs/:job_id/retry: 201 with the new job.
 func (h handlers) retry(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusCreated, false, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Retry(r.Context(), c, ref, id)
-	}, "")
+	})
 }
 
 // POST /projects/:id/jobs/:job_id/erase: 201 with the job.
 func (h handlers) erase(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusCreated, true, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Erase(r.Context(), c, ref, id)
-	}, "")
+	})
 }
 
 // POST /projects/:id/jobs/:job_id/artifacts/keep: 200 with the job.
 func (h handlers) keep(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusOK, true, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Keep(r.Context(), c, ref, id)
-	}, "")
+	})
 }
 
-// POST /projects/:id/jobs/:job_id/play: 200 with the job, whose status
-// shows "started" as the spec says.
+// POST /projects/:id/jobs/:job_id/play: 200 with the job, pending (as
+// GitLab answers and go-gitlab's callers check).
 func (h handlers) play(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusOK, false, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Play(r.Context(), c, ref, id)
-	}, "started")
+	})
 }

@@ -250,6 +250,7 @@ func keysOf(m map[string]any) []string {
 // wantKeys checks that m has exactly keys.
 func wantKeys(t *testing.T, what string, m map[string]any, keys ...string) {
 	t.Helper()
+	keys = append([]string(nil), keys...)
 	sort.Strings(keys)
 	if got := keysOf(m); strings.Join(got, ",") != strings.Join(keys, ",") {
 		t.Errorf("%s keys = %v\nwant %v", what, got, keys)
@@ -259,7 +260,7 @@ func wantKeys(t *testing.T, what string, m map[string]any, keys ...string) {
 // The Job entity's keys: pipeline only in lists and single reads.
 var (
 	jobKeys = []string{"id", "status", "stage", "name", "ref", "tag", "coverage", "allow_failure", "created_at",
-		"started_at", "finished_at", "duration", "user", "commit", "web_url", "artifacts_file", "artifacts",
+		"started_at", "finished_at", "erased_at", "duration", "user", "commit", "web_url", "artifacts_file", "artifacts",
 		"artifacts_expire_at", "runner"}
 	readKeys   = append(append([]string{}, jobKeys...), "pipeline")
 	commitKeys = []string{"id", "short_id", "title", "created_at", "message", "author_name", "author_email"}
