@@ -1,6 +1,6 @@
 // Package modules holds Hearth's features, one package each (users,
 // projects, groups, members, repository, mergerequests, issues, notes,
-// snippets, todos, events, meta). Each is an fx module that the app
+// snippets, todos, events, meta, jobs). Each is an fx module that the app
 // composes; your own module is built the same way and joins the same
 // router (see the README's "Embedding Hearth").
 //

@@ -24,7 +24,8 @@ func (s *Service) RunnerJobs(ctx context.Context, caller *domain.Caller, runnerI
 	if err != nil {
 		return nil, core.StoreError(err, "Runner", "read runner")
 	}
-	if !caller.IsAdmin() {
+	// A job token never carries its user's administrator rights.
+	if !caller.IsAdmin() || caller.Job != nil {
 		ok, err := s.administersRunner(ctx, caller, r)
 		if err != nil {
 			return nil, err
