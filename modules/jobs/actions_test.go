@@ -66,6 +66,7 @@ func TestJobActions(t *testing.T) {
 			t.Errorf("project jobs after retry: %v (retried ones included)", ids(l))
 		}
 		s.wantBody(403, `{"message":"403 Forbidden - Job is not retryable"}`, "POST", one(f.pend.ID)+"/retry", f.dev.token, nil)
+		s.wantBody(403, `{"message":"403 Forbidden - Job is not retryable"}`, "POST", one(f.test.ID)+"/retry", f.dev.token, nil) // already retried
 		s.wantBody(403, `{"message":"403 Forbidden - Job is not retryable"}`, "POST", one(f.deploy.ID)+"/retry", f.dev.token, nil)
 
 		// Play a manual job: pending, played by the caller.
@@ -143,4 +144,39 @@ func TestPlayFinishedManualJob(t *testing.T) {
 	if !s.stored(js[0].ID).Retried || s.stored(apptest.ID(p)).Status != domain.CIPending {
 		t.Errorf("the played copy is not pending, or the original not retried")
 	}
+}
+
+// TestConcurrentRetry: a job retried by several callers at once is
+// retried once; the others learn it is no longer retryable.
+func TestConcurrentRetry(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, s *server) {
+		r := s.project("ci", "private")
+		_, js := s.pipeline(r.id, "master", r.master, domain.CIFailed, job("test", "test", 0, domain.CIFailed))
+		path := fmt.Sprintf("/projects/%d/jobs/%d/retry", r.id, js[0].ID)
+		const n = 6
+		codes := make(chan int, n)
+		for range n {
+			go func() {
+				resp, _ := s.Do(t, "POST", path, s.RootToken, nil)
+				codes <- resp.StatusCode
+			}()
+		}
+		created := 0
+		for range n {
+			switch c := <-codes; c {
+			case 201:
+				created++
+			case 403:
+			default:
+				t.Errorf("concurrent retry answered %d", c)
+			}
+		}
+		if created != 1 {
+			t.Errorf("%d retries succeeded, want 1", created)
+		}
+		if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/jobs", r.id), s.RootToken, nil).List(t); len(l) != 2 {
+			t.Errorf("%d jobs after concurrent retries, want 2", len(l))
+		}
+	})
 }
