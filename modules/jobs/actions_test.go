@@ -180,3 +180,32 @@ func TestConcurrentRetry(t *testing.T) {
 		}
 	})
 }
+
+// TestEventsInTransaction: the JobEvent is published inside the
+// transaction of the change, so a subscriber's failure undoes the change.
+func TestEventsInTransaction(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	r := s.project("ci", "private")
+	manual := job(failingJob, "deploy", 1, domain.CIManual)
+	manual.When = domain.WhenManual
+	_, js := s.pipeline(r.id, "master", r.master, domain.CIRunning, job(failingJob, "test", 0, domain.CIFailed), manual, job(failingJob, "lint", 0, domain.CIRunning))
+	for i, action := range []string{"retry", "play", "cancel"} {
+		before := *s.stored(js[i].ID)
+		if resp, body := s.Do(t, "POST", fmt.Sprintf("/projects/%d/jobs/%d/%s", r.id, js[i].ID, action), s.RootToken, nil); resp.StatusCode != 500 {
+			t.Errorf("%s with a failing subscriber: %d %s", action, resp.StatusCode, body)
+		}
+		if after := s.stored(js[i].ID); after.Status != before.Status || after.Retried != before.Retried {
+			t.Errorf("%s was not rolled back: %s retried %v", action, after.Status, after.Retried)
+		}
+	}
+	if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/jobs", r.id), s.RootToken, nil).List(t); len(l) != 3 {
+		t.Errorf("%d jobs, want 3: the retry's copy rolled back", len(l))
+	}
+	if resp, _ := s.Do(t, "POST", fmt.Sprintf("/projects/%d/statuses/%s", r.id, r.master), s.RootToken, map[string]any{"state": "success", "name": failingJob}); resp.StatusCode != 500 {
+		t.Errorf("status with a failing subscriber: %d", resp.StatusCode)
+	}
+	if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/repository/commits/%s/statuses?name=%s&stage=external", r.id, r.master, failingJob), s.RootToken, nil).List(t); len(l) != 0 {
+		t.Errorf("a rolled back status is listed: %v", l)
+	}
+}

@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -61,11 +62,19 @@ func newServer(t *testing.T, opts ...apptest.Option) *server {
 	srv := apptest.New(t, append(opts, apptest.With(fx.Populate(&blobs, &bus)))...)
 	ev := &events{}
 	bus.SubscribeTx(domain.JobEvent{}.EventName(), func(_ context.Context, e domain.BusEvent) error {
-		ev.add(e.(domain.JobEvent))
+		je := e.(domain.JobEvent)
+		if je.Job.Name == failingJob {
+			return errors.New("a subscriber failed")
+		}
+		ev.add(je)
 		return nil
 	})
 	return &server{Client: srv.Client(t), Server: srv, blobs: blobs, events: ev}
 }
+
+// failingJob names jobs whose events an in-transaction subscriber
+// refuses: the change that published them must roll back.
+const failingJob = "explode"
 
 // eachDriver runs fn against a fresh server on SQLite and on Postgres
 // (skipped without a Postgres server unless CI is set), in parallel.
