@@ -18,6 +18,7 @@ import (
 
 	"github.com/hearth-forge/hearth/adapters/blob"
 	"github.com/hearth-forge/hearth/adapters/bus/inproc"
+	"github.com/hearth-forge/hearth/adapters/ciconfig"
 	"github.com/hearth-forge/hearth/adapters/git/gitcli"
 	"github.com/hearth-forge/hearth/adapters/git/gogit"
 	"github.com/hearth-forge/hearth/adapters/secrets"
@@ -29,6 +30,7 @@ import (
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
+	"github.com/hearth-forge/hearth/modules/ci"
 	"github.com/hearth-forge/hearth/modules/events"
 	"github.com/hearth-forge/hearth/modules/groups"
 	"github.com/hearth-forge/hearth/modules/issues"
@@ -39,6 +41,7 @@ import (
 	"github.com/hearth-forge/hearth/modules/notes"
 	"github.com/hearth-forge/hearth/modules/projects"
 	"github.com/hearth-forge/hearth/modules/repository"
+	"github.com/hearth-forge/hearth/modules/runners"
 	"github.com/hearth-forge/hearth/modules/snippets"
 	"github.com/hearth-forge/hearth/modules/todos"
 	"github.com/hearth-forge/hearth/modules/users"
@@ -204,6 +207,9 @@ func Core(cfg config.Config) fx.Option {
 			func() ports.Clock { return systemClock{} },
 			func() ports.PasswordHasher { return secrets.NewArgon2Hasher() },
 			func() ports.TokenGenerator { return secrets.RandomTokens{} },
+			func() ports.PipelineConfigParser {
+				return ciconfig.New(ciconfig.Limits{MaxBytes: cfg.CI.MaxConfigBytes})
+			},
 			access.New,
 			newPresenters,
 			httpx.NewRouter,
@@ -223,7 +229,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, jobs.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a

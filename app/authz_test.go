@@ -70,6 +70,10 @@ const (
 	snippetMaster   // master or more; 404 to who may not readSnippet
 	adminAgent      // administrators only (user agent detail): 401/403, or the project's 404
 	nobody          // someone else's todo: 404 to everyone signed in, administrators too
+	// CI rules.
+	ciDeveloper  // developer or more: run, retry, cancel, play, erase, post statuses
+	runnerMaster // administrators and masters of a project the runner serves (403 to others, whatever the visibility)
+	runnerOnly   // runner protocol: no user credential opens it (400, 401, 403 or 404 to everyone)
 )
 
 // world holds the users shared by every cell on one server.
@@ -203,6 +207,9 @@ func routeTable() map[string]routeCase {
 // expected lists the statuses a denied cell may answer; nil means the
 // cell is allowed (2xx or 304).
 func expected(rc routeCase, a actor, vis string) []int {
+	if rc.rule == runnerOnly {
+		return deny(http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound)
+	}
 	switch a {
 	case blocked, revoked:
 		return deny(http.StatusUnauthorized)
@@ -224,7 +231,7 @@ func expected(rc routeCase, a actor, vis string) []int {
 		readSnippet: lvl >= 10, snippetSignedIn: lvl >= 10, snippetMaster: lvl >= 10,
 	}
 	need := map[rule]int{reporterLevel: 20, masterLevel: 40, ownerLevel: 50, confReporter: 20, confMaster: 40, confOwner: 50,
-		mrDeveloper: 30, mrMerge: 30, mrMaster: 40, mrOwner: 50, snippetMaster: 40}
+		mrDeveloper: 30, mrMerge: 30, mrMaster: 40, mrOwner: 50, snippetMaster: 40, ciDeveloper: 30}
 	switch rc.rule {
 	case anyone:
 		return nil
@@ -260,6 +267,14 @@ func expected(rc routeCase, a actor, vis string) []int {
 			return deny(http.StatusUnauthorized)
 		}
 		return deny(http.StatusNotFound)
+	case runnerMaster:
+		if a == anon {
+			return deny(http.StatusUnauthorized)
+		}
+		if lvl >= 40 {
+			return nil
+		}
+		return deny(http.StatusForbidden)
 	}
 	// The rest need a signed-in caller who can see the target.
 	if a == anon {
@@ -300,11 +315,15 @@ func TestAuthorizationTable(t *testing.T) {
 	for k, v := range trackerRoutes() {
 		table[k] = v
 	}
+	for k, v := range ciRoutes() {
+		table[k] = v
+	}
 	srv := apptest.New(t)
 	// Every route of the covered modules must be in the table.
 	var missing []string
 	covered := map[string]bool{"projects": true, "groups": true, "members": true, "events": true,
-		"issues": true, "notes": true, "snippets": true, "todos": true, "mergerequests": true}
+		"issues": true, "notes": true, "snippets": true, "todos": true, "mergerequests": true,
+		"ci": true, "jobs": true, "runners": true}
 	rows := map[string]bool{}
 	for key := range table {
 		rows[routeOf(key)] = true
@@ -555,6 +574,7 @@ type tracker struct {
 	todoProject, othersTodo            int64
 	seq                                int
 	last                               string // API path of the thing prepared for the current cell
+	ciState                            *ciState
 }
 
 func (w *world) tracker(f *fixture) *tracker {

@@ -1,6 +1,8 @@
 // Package modules holds Hearth's features, one package each (users,
 // projects, groups, members, repository, mergerequests, issues, notes,
-// snippets, todos, events, meta, jobs). Each is an fx module that the app
+// snippets, todos, events, meta, and CI: ci for pipelines and variables,
+// jobs for the jobs and commit statuses API, runners for the runner
+// protocol and the runners API). Each is an fx module that the app
 // composes; your own module is built the same way and joins the same
 // router (see the README's "Embedding Hearth").
 //
@@ -73,6 +75,15 @@
 // after commit (Subscribe). The bus is synchronous: when Publish returns,
 // in-transaction subscribers have run, and after-commit subscribers have
 // run once the outermost transaction returned.
+//
+// The CI modules show the pattern. Whoever changes a job's status (a
+// runner's update in runners, a cancel or retry in jobs, a commit status)
+// does it through the job's state machine (domain.Job.Enqueue, Drop,
+// Cancel ...) and publishes domain.JobEvent in the same transaction; ci
+// subscribes in the transaction and brings the pipeline up to date (the
+// next stage, the composite status, PipelineEvent, PipelineSucceeded,
+// which mergerequests follows after commit). No module computes another's
+// state, and a pipeline is never seen half processed.
 //
 // # A worked example
 //

@@ -239,12 +239,21 @@ var rules = map[Ability]rule{
 	}},
 }
 
+// jobReadable are the abilities a CI job token may use: reads only.
+var jobReadable = map[Ability]bool{
+	ReadProject: true, DownloadCode: true, ReadIssue: true, ReadMergeRequest: true,
+	ReadSnippet: true, ReadPipeline: true, ReadCommitStatus: true, ReadJob: true,
+}
+
 // Can reports whether the target's caller may do a to the project, or,
 // given an object, to that issue, merge request, snippet or note of the
 // project. An unknown ability, or an object of the wrong kind, is no.
 func (t Target) Can(a Ability, on ...Object) bool {
 	r, ok := rules[a]
 	if !ok || t.Project == nil {
+		return false
+	}
+	if t.Caller != nil && t.Caller.Job != nil && !jobReadable[a] {
 		return false
 	}
 	if len(on) == 0 {

@@ -200,3 +200,20 @@ func TestRequire(t *testing.T) {
 		t.Fatalf("developer: %v", err)
 	}
 }
+
+// TestJobCallerOnlyReads: a CI job token never writes, whatever its
+// user's level; it reads what a reporter reads.
+func TestJobCallerOnlyReads(t *testing.T) {
+	reads := map[access.Ability]bool{access.ReadProject: true, access.DownloadCode: true, access.ReadIssue: true,
+		access.ReadMergeRequest: true, access.ReadSnippet: true, access.ReadPipeline: true,
+		access.ReadCommitStatus: true, access.ReadJob: true}
+	p := project(domain.Private, jobs)
+	tg := target("master", p)
+	tg.Caller.Job = &domain.Job{ProjectID: p.ID}
+	tg.Rights.Level = domain.Reporter
+	for _, a := range access.Abilities() {
+		if got := tg.Can(a); got != reads[a] {
+			t.Errorf("job caller %s: %v, want %v", a, got, reads[a])
+		}
+	}
+}

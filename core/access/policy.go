@@ -68,7 +68,25 @@ func (p *Policy) Project(ctx context.Context, caller *domain.Caller, proj *domai
 		r.Level = lvl
 	}
 	r.Read = r.Admin || r.Level >= domain.Guest || visibleBy(proj.Visibility, u)
+	if caller != nil && caller.Job != nil {
+		r = jobRights(r, caller.Job, proj)
+	}
 	return r, nil
+}
+
+// jobRights caps what a CI job token may do (GitLab's job permission
+// model): what its user may read, at most as a reporter, never as an
+// administrator; its own project always at reporter level. Target.Can
+// refuses every write to such a caller.
+func jobRights(r Rights, job *domain.Job, proj *domain.Project) Rights {
+	if r.Admin {
+		r.Admin, r.Level = false, domain.Reporter
+	}
+	r.Level = min(r.Level, domain.Reporter)
+	if job.ProjectID == proj.ID {
+		r.Read, r.Level = true, domain.Reporter
+	}
+	return r
 }
 
 func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Project) (domain.AccessLevel, error) {

@@ -235,6 +235,17 @@ func TestProjectLevels(t *testing.T) {
 			w.shares = append(w.shares, domain.ProjectShare{ProjectID: 110, GroupID: 20, GroupAccess: domain.Master, ExpiresAt: ptr(now.Add(-time.Hour))})
 			w.members = append(w.members, domain.Member{Source: domain.MemberOfGroup, SourceID: 20, UserID: 2, AccessLevel: domain.Owner})
 		}, caller(bob), 110, domain.Private, 0, false, false},
+		// CI job tokens: the job's user's rights, capped at reporter, no
+		// admin; the job's own project always at reporter.
+		{"job of a master", func(w *world) {
+			w.members = append(w.members, domain.Member{Source: domain.MemberOfProject, SourceID: 110, UserID: 2, AccessLevel: domain.Master})
+		}, &domain.Caller{User: bob, Job: &domain.Job{ProjectID: 999}}, 110, domain.Private, domain.Reporter, true, false},
+		{"job of a guest", func(w *world) {
+			w.members = append(w.members, domain.Member{Source: domain.MemberOfProject, SourceID: 110, UserID: 2, AccessLevel: domain.Guest})
+		}, &domain.Caller{User: bob, Job: &domain.Job{ProjectID: 999}}, 110, domain.Private, domain.Guest, true, false},
+		{"job of an admin", nil, &domain.Caller{User: root, Job: &domain.Job{ProjectID: 999}}, 110, domain.Private, domain.Reporter, true, false},
+		{"job of a stranger", nil, &domain.Caller{User: bob, Job: &domain.Job{ProjectID: 999}}, 110, domain.Private, 0, false, false},
+		{"job in its own project, no user", nil, &domain.Caller{Job: &domain.Job{ProjectID: 110}}, 110, domain.Private, domain.Reporter, true, false},
 		{"member of an unrelated group", func(w *world) {
 			w.members = append(w.members, domain.Member{Source: domain.MemberOfGroup, SourceID: 20, UserID: 2, AccessLevel: domain.Owner})
 		}, caller(bob), 110, domain.Private, 0, false, false},

@@ -83,9 +83,11 @@ type PipelineFilter struct {
 	SHA        string
 	YAMLErrors *bool
 	Username   string
-	OrderBy    string // id (default), status, ref or user_id
-	Ascending  bool   // default newest first
-	Page       Page
+	// Name is the pipeline user's full name (GitLab's by_name).
+	Name      string
+	OrderBy   string // id (default), status, ref or user_id
+	Ascending bool   // default newest first
+	Page      Page
 }
 
 // PipelineEvent is published inside the transaction that changed a

@@ -129,8 +129,13 @@ func authenticate(auth ports.Authenticator) func(http.Handler) http.Handler {
 	}
 }
 
-// checkScope limits read_user tokens to reading user endpoints.
+// checkScope limits read_user tokens to reading user endpoints, and CI
+// job tokens to reads: a job acts for its user but never writes through
+// the API (the runner protocol authenticates its own routes).
 func checkScope(c *domain.Caller, r *http.Request) error {
+	if c.Job != nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return core.Forbidden("")
+	}
 	if c.Token == nil || c.Token.HasScope(domain.ScopeAPI) {
 		return nil
 	}

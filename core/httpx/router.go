@@ -77,8 +77,12 @@ func NewRouter(p RouterParams) (*Router, error) {
 			}
 			raw := route.RawBody
 			h := adapt(route.Handle)
+			auth := authenticate(p.Auth)
+			if route.SelfAuth {
+				auth = func(next http.Handler) http.Handler { return next }
+			}
 			mux.Group(func(r chi.Router) {
-				r.Use(routeLimits(maxBody, raw), capBody(maxBody), authenticate(p.Auth))
+				r.Use(routeLimits(maxBody, raw), capBody(maxBody), auth)
 				r.Method(route.Method, pattern, h)
 			})
 		}

@@ -26,6 +26,10 @@ type Route struct {
 	// RawBody leaves the body unread by parameter decoding and authentication
 	// (git smart HTTP streams it).
 	RawBody bool
+	// SelfAuth leaves authentication to the handler: the router resolves
+	// no caller and refuses no credentials (the runner protocol checks
+	// runner and job tokens itself and answers 403, not 401).
+	SelfAuth bool
 }
 
 // Routes is what one module contributes to the router.

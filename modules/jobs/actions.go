@@ -102,6 +102,8 @@ func (s *Service) retry(ctx context.Context, actor int64, j *domain.Job) (*domai
 			return fmt.Errorf("enqueue the retry of job %d: %w", id, err)
 		}
 		out = n
+		// Previous "" : the copy is a new job (the ci module then reopens
+		// the stages after it, as GitLab's retry does).
 		return s.published(ctx, n, "", actor)
 	})
 	if err != nil {

@@ -66,8 +66,18 @@ func (s *Service) Merge(ctx context.Context, caller *domain.Caller, ref domain.I
 	if m.LockedAt != nil || m.WorkInProgress() {
 		return nil, errNotMergeable
 	}
-	succeeded := m.PipelineSucceededSHA != "" && m.PipelineSucceededSHA == m.SourceSHA
-	if !opt.whenPipeline && t.Project.OnlyAllowMergeIfPipelineSucceeds && !succeeded {
+	head, err := s.headPipeline(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	succeeded := (m.PipelineSucceededSHA != "" && m.PipelineSucceededSHA == m.SourceSHA) ||
+		(head != nil && head.Status == domain.CISuccess)
+	// GitLab's mergeable_ci_state?: a skipped head pipeline lets it merge too.
+	ciOK := succeeded || (head != nil && head.Status == domain.CISkipped)
+	// GitLab defers while the head pipeline still runs; a finished one
+	// merges now. Without any pipeline the merge waits for one.
+	wait := opt.whenPipeline && !succeeded && (head == nil || !head.Status.Completed())
+	if !wait && t.Project.OnlyAllowMergeIfPipelineSucceeds && !ciOK {
 		return nil, errNotMergeable
 	}
 	if m.MergeStatus != domain.MergeCanBeMerged {
@@ -76,10 +86,26 @@ func (s *Service) Merge(ctx context.Context, caller *domain.Caller, ref domain.I
 	if opt.sha != "" && opt.sha != m.SourceSHA {
 		return nil, core.Conflict("SHA does not match HEAD of source branch: " + m.SourceSHA)
 	}
-	if opt.whenPipeline && !succeeded {
+	if wait {
 		return s.deferMerge(ctx, caller.UserID(), m, opt)
 	}
 	return s.mergeNow(ctx, caller.User, m, opt)
+}
+
+// headPipeline is the newest pipeline of the source branch's head commit
+// (GitLab's head_pipeline), nil when there is none or no CI.
+func (s *Service) headPipeline(ctx context.Context, m *domain.MergeRequest) (*domain.Pipeline, error) {
+	if s.p.Pipelines == nil || m.SourceSHA == "" {
+		return nil, nil
+	}
+	p, err := s.p.Pipelines.Latest(ctx, m.SourceProjectID, m.SourceSHA, m.SourceBranch)
+	if errors.Is(err, core.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("head pipeline: %w", err)
+	}
+	return p, nil
 }
 
 // deferMerge stores the wish to merge when the source head's pipeline

@@ -30,7 +30,10 @@ type Params struct {
 	// Milestones come from the issues module's store when the app has one.
 	Milestones ports.MilestoneReader `optional:"true"`
 	Issues     ports.IssueReader
-	Log        *zap.Logger `optional:"true"`
+	// Pipelines tell the head pipeline of a source branch (absent in an
+	// app without CI: only recorded successes count then).
+	Pipelines ports.PipelineStore `optional:"true"`
+	Log       *zap.Logger         `optional:"true"`
 }
 
 // Service holds the merge request use cases. Each takes the caller and

@@ -8,9 +8,9 @@ import (
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// commitJSON is GitLab 9.x's Commit entity (RepoCommit). Stats and Status
-// appear in create and single-commit responses only (CommitDetail); status
-// stays null until CI exists.
+// commitJSON is GitLab 9.x's Commit entity (RepoCommit). Stats and
+// last_pipeline appear in create and single-commit responses only
+// (CommitDetail); status is the latest pipeline's, null without one.
 type commitJSON struct {
 	ID             string    `json:"id"`
 	ShortID        string    `json:"short_id"`
@@ -34,8 +34,26 @@ type statsJSON struct {
 
 type commitDetailJSON struct {
 	commitJSON
-	Stats  *statsJSON `json:"stats,omitempty"`
-	Status *string    `json:"status"`
+	Stats        *statsJSON             `json:"stats,omitempty"`
+	Status       *string                `json:"status"`
+	LastPipeline *apijson.PipelineBasic `json:"last_pipeline"`
+}
+
+// listedCommitJSON is a commit of a list, with its latest pipeline's
+// status.
+type listedCommitJSON struct {
+	commitJSON
+	Status *string `json:"status"`
+}
+
+// pipelineStatus is the status of sha's latest pipeline in m (nil: none).
+func pipelineStatus(m map[string]domain.Pipeline, sha string) *string {
+	p, ok := m[sha]
+	if !ok {
+		return nil
+	}
+	st := string(p.Status)
+	return &st
 }
 
 func newCommitJSON(c domain.Commit) commitJSON {
@@ -62,10 +80,16 @@ func mapAll[T, J any](list []T, render func(T) J) []J {
 
 func newCommitDetailJSON(c CommitDetail) commitDetailJSON {
 	st := c.Stats
-	return commitDetailJSON{
+	out := commitDetailJSON{
 		commitJSON: newCommitJSON(c.Commit),
 		Stats:      &statsJSON{Additions: st.Additions, Deletions: st.Deletions, Total: st.Additions + st.Deletions},
 	}
+	if c.Pipeline != nil {
+		st := string(c.Pipeline.Status)
+		lp := apijson.PipelineBasicOf(c.Pipeline)
+		out.Status, out.LastPipeline = &st, &lp
+	}
+	return out
 }
 
 // branchJSON is GitLab 9.x's RepoBranch entity.

@@ -3,30 +3,80 @@ package repository
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
 const msgCherryPick = "Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content."
 
-// CommitDetail is a commit with its line counts (GitLab's CommitDetail).
+// CommitDetail is a commit with its line counts (GitLab's CommitDetail)
+// and its latest pipeline (nil when none, or hidden from the caller).
 type CommitDetail struct {
 	domain.Commit
-	Stats domain.CommitStats
+	Stats    domain.CommitStats
+	Pipeline *domain.Pipeline
+}
+
+// CommitPage is one page of commits, with the latest pipeline of each
+// that has one (read in one query).
+type CommitPage struct {
+	Commits   []domain.Commit
+	Pipelines map[string]domain.Pipeline
+	Total     int
+}
+
+// pipelinesOf reads the latest pipeline of each commit, when the app has
+// CI and the caller may read the project's pipelines (nil otherwise).
+func (s *Service) pipelinesOf(ctx context.Context, t access.Target, shas []string) (map[string]domain.Pipeline, error) {
+	if s.p.Pipelines == nil || len(shas) == 0 || !t.Can(access.ReadPipeline) {
+		return nil, nil
+	}
+	m, err := s.p.Pipelines.LatestOfSHAs(ctx, t.Project.ID, shas)
+	if err != nil {
+		return nil, fmt.Errorf("pipelines of commits: %w", err)
+	}
+	return m, nil
+}
+
+// pipelineOf is the latest pipeline of one commit (nil when none).
+func (s *Service) pipelineOf(ctx context.Context, t access.Target, sha string) (*domain.Pipeline, error) {
+	m, err := s.pipelinesOf(ctx, t, []string{sha})
+	if p, ok := m[sha]; ok {
+		return &p, err
+	}
+	return nil, err
 }
 
 // ListCommits lists one page of the commits reachable from in.RefName (the
 // default branch when empty), newest first, and how many there are. An
 // unknown ref or an empty repository lists nothing, as in GitLab.
-func (s *Service) ListCommits(ctx context.Context, req Request, in ListCommitsInput, pg domain.Page) ([]domain.Commit, int, error) {
+func (s *Service) ListCommits(ctx context.Context, req Request, in ListCommitsInput, pg domain.Page) (*CommitPage, error) {
 	t, err := s.target(ctx, req, toRead)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
+	commits, total, err := s.listCommits(ctx, t, in, pg)
+	if err != nil {
+		return nil, err
+	}
+	shas := make([]string, 0, len(commits))
+	for _, c := range commits {
+		shas = append(shas, c.ID)
+	}
+	pipelines, err := s.pipelinesOf(ctx, t, shas)
+	if err != nil {
+		return nil, err
+	}
+	return &CommitPage{Commits: commits, Pipelines: pipelines, Total: total}, nil
+}
+
+func (s *Service) listCommits(ctx context.Context, t access.Target, in ListCommitsInput, pg domain.Page) ([]domain.Commit, int, error) {
 	rev := in.RefName
 	if rev == "" {
 		rev = defaultRef(t.Project)
@@ -74,7 +124,11 @@ func (s *Service) GetCommit(ctx context.Context, req Request, rev string) (Commi
 	if err != nil {
 		return CommitDetail{}, backendErr(err, "Commit", "commit stats")
 	}
-	return CommitDetail{Commit: c, Stats: st}, nil
+	pl, err := s.pipelineOf(ctx, t, c.ID)
+	if err != nil {
+		return CommitDetail{}, err
+	}
+	return CommitDetail{Commit: c, Stats: st, Pipeline: pl}, nil
 }
 
 // CommitDiff is the diff of the commit rev names against its first parent.
@@ -118,7 +172,11 @@ func (s *Service) CreateCommit(ctx context.Context, req Request, in CreateCommit
 	if err != nil {
 		s.log.Error("stats of new commit", zap.String("commit", c.ID), zap.Error(err))
 	}
-	return CommitDetail{Commit: c, Stats: st}, nil
+	pl, err := s.pipelineOf(ctx, t, c.ID)
+	if err != nil {
+		s.log.Error("pipeline of new commit", zap.String("commit", c.ID), zap.Error(err))
+	}
+	return CommitDetail{Commit: c, Stats: st, Pipeline: pl}, nil
 }
 
 // CherryPick applies the change of the commit rev names on top of a

@@ -34,7 +34,8 @@ type GitRepo struct {
 
 // AuthenticateGit signs in the HTTP Basic credentials of a git client:
 // the password is the user's password or a personal or impersonation token
-// with the api scope (any username). Refused credentials are
+// with the api scope (any username), or a running CI job's token (login
+// gitlab-ci-token: fetch only, see core/access). Refused credentials are
 // core.ErrUnauthenticated.
 func (s *Service) AuthenticateGit(ctx context.Context, login, password string) (*domain.Caller, error) {
 	if password == "" {
@@ -45,7 +46,8 @@ func (s *Service) AuthenticateGit(ctx context.Context, login, password string) (
 		// read_user tokens do not reach repositories.
 		c, err = nil, core.Unauthenticated()
 	}
-	if errors.Is(err, core.ErrUnauthenticated) && login != "" {
+	// gitlab-ci-token is the login of CI job tokens, never of a password.
+	if errors.Is(err, core.ErrUnauthenticated) && login != "" && login != "gitlab-ci-token" {
 		c, err = s.p.Auth.Password(ctx, login, password)
 	}
 	if err != nil {

@@ -12,11 +12,14 @@ func (h handlers) listCommits(w http.ResponseWriter, r *http.Request) error {
 	var in ListCommitsInput
 	var pg domain.Page
 	q := decode(r, params(&in), page(&pg))
-	list, total, err := h.s.ListCommits(r.Context(), q, in, pg)
+	l, err := h.s.ListCommits(r.Context(), q, in, pg)
 	if err != nil {
 		return err
 	}
-	return httpx.Paginated(w, r, mapAll(list, newCommitJSON), total, pg)
+	out := mapAll(l.Commits, func(c domain.Commit) listedCommitJSON {
+		return listedCommitJSON{commitJSON: newCommitJSON(c), Status: pipelineStatus(l.Pipelines, c.ID)}
+	})
+	return httpx.Paginated(w, r, out, l.Total, pg)
 }
 
 // GET /projects/:id/repository/commits/:sha

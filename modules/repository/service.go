@@ -33,7 +33,10 @@ type Params struct {
 	Bus       ports.EventBus
 	Clock     ports.Clock
 	Policy    *access.Policy
-	Log       *zap.Logger `optional:"true"`
+	// Pipelines give commits their CI status; without the CI stores
+	// (an embedder's app) the status stays null.
+	Pipelines ports.PipelineStore `optional:"true"`
+	Log       *zap.Logger         `optional:"true"`
 }
 
 // Service holds the repository use cases. Each takes ctx, the caller, the

@@ -33,6 +33,9 @@ func (a *Authenticator) Token(ctx context.Context, secret string) (*domain.Calle
 		return nil, core.Unauthenticated()
 	}
 	digest := domain.TokenDigest(secret)
+	if strings.HasPrefix(secret, JobTokenPrefix) {
+		return a.jobToken(ctx, secret, digest)
+	}
 	t, err := s.p.Tokens.GetByDigest(ctx, digest)
 	if errors.Is(err, core.ErrNotFound) {
 		return nil, core.Unauthenticated()
@@ -63,6 +66,47 @@ func (a *Authenticator) Token(ctx context.Context, secret string) (*domain.Calle
 		}
 	}
 	return &domain.Caller{User: u, Token: t, Secret: secret}, nil
+}
+
+// JobTokenPrefix starts every CI job token.
+const JobTokenPrefix = "glcbt-"
+
+// jobToken resolves a CI job token: it works while its job runs (or was
+// canceled and its runner has not reported the end yet) and acts as the
+// job's user, for reads only (core/access caps a job caller's rights).
+func (a *Authenticator) jobToken(ctx context.Context, secret, digest string) (*domain.Caller, error) {
+	s := a.s
+	if s.p.Jobs == nil {
+		return nil, core.Unauthenticated()
+	}
+	j, err := s.p.Jobs.GetByToken(ctx, digest)
+	if errors.Is(err, core.ErrNotFound) {
+		return nil, core.Unauthenticated()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if subtle.ConstantTimeCompare([]byte(j.TokenDigest), []byte(digest)) != 1 ||
+		!(j.Status == domain.CIRunning || (j.Status == domain.CICanceled && !j.RunnerFinished)) {
+		return nil, core.Unauthenticated()
+	}
+	c := &domain.Caller{Job: j, Secret: secret}
+	if j.UserID != nil {
+		u, err := s.p.Users.Get(ctx, *j.UserID)
+		switch {
+		case errors.Is(err, core.ErrNotFound):
+		case err != nil:
+			return nil, err
+		case u.Blocked():
+			return nil, core.Unauthenticated()
+		default:
+			// A job never acts as an administrator, even its admin's.
+			ju := *u
+			ju.Admin = false
+			c.User = &ju
+		}
+	}
+	return c, nil
 }
 
 // Password signs in with a username or primary email. Bad credentials,

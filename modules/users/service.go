@@ -40,8 +40,10 @@ type Params struct {
 	Clock    ports.Clock
 	Hasher   ports.PasswordHasher
 	TokenGen ports.TokenGenerator
-	Auth     config.Auth
-	Log      *zap.Logger
+	// Jobs resolves CI job tokens (optional: without it they are refused).
+	Jobs ports.JobStore `optional:"true"`
+	Auth config.Auth
+	Log  *zap.Logger
 }
 
 // Service holds the users module's use cases. It never sees HTTP types.

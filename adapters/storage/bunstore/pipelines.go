@@ -166,6 +166,11 @@ func (st *pipelineStore) List(ctx context.Context, f domain.PipelineFilter) ([]d
 		q = q.Where("pl.user_id IN (?)", db.NewSelect().TableExpr("users AS u").Column("u.id").
 			Where("lower(u.username) = ?", strings.ToLower(f.Username)))
 	}
+	if f.Name != "" {
+		// GitLab's by_name: the pipeline user's full name, exactly.
+		q = q.Where("pl.user_id IN (?)", db.NewSelect().TableExpr("users AS u").Column("u.id").
+			Where("u.name = ?", f.Name))
+	}
 	col, ok := pipelineOrders[f.OrderBy]
 	if !ok {
 		col = "pl.id"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hearth-forge/hearth/app"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/modules/runners"
 	"github.com/hearth-forge/hearth/modules/users"
 )
 
@@ -120,13 +121,38 @@ func adminCmd(configFile *string) *cobra.Command {
 	token.Flags().StringVar(&scopes, "scopes", "api", "comma-separated scopes (api, read_user, sudo)")
 	token.Flags().StringVar(&expires, "expires-at", "", "expiry date YYYY-MM-DD (none by default)")
 
-	admin.AddCommand(create, token)
+	var project string
+	runnersToken := &cobra.Command{
+		Use:   "runners-token",
+		Short: "Reset a project's runner registration token and print it",
+		Long: "Only the digest of a registration token is stored, so resetting is the only way to\n" +
+			"see one. Runners registered with the old token keep working.",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withService(cmd.Context(), *configFile, func(svc *runners.Service) error {
+				secret, err := svc.ResetProjectToken(cmd.Context(), project)
+				if err != nil {
+					return fmt.Errorf("project %q: %w", project, err)
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), secret)
+				return nil
+			})
+		},
+	}
+	runnersToken.Flags().StringVar(&project, "project", "", "the project's full path or numeric ID (required)")
+	_ = runnersToken.MarkFlagRequired("project")
+
+	admin.AddCommand(create, token, runnersToken)
 	return admin
 }
 
 // withApp starts Hearth without a listener (which migrates the database),
 // runs fn with the users service and stops.
 func withApp(ctx context.Context, configFile string, fn func(*users.Service) error) error {
+	return withService(ctx, configFile, fn)
+}
+
+// withService is withApp for any service the app provides.
+func withService[S any](ctx context.Context, configFile string, fn func(S) error) error {
 	cfg, err := app.LoadConfig(configFile)
 	if err != nil {
 		return err
@@ -134,7 +160,7 @@ func withApp(ctx context.Context, configFile string, fn func(*users.Service) err
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var svc *users.Service
+	var svc S
 	a := fx.New(app.Core(cfg), app.Modules(), fx.Populate(&svc))
 	if err := a.Err(); err != nil {
 		return err

@@ -106,6 +106,25 @@ func TestServeFromScratch(t *testing.T) {
 		t.Fatalf("token from create-token is %q's", me.Username)
 	}
 
+	// runners-token prints a project's new registration token, which
+	// registers a runner.
+	req, _ = http.NewRequest("POST", "http://"+addr+"/api/v4/projects", strings.NewReader("name=ci"))
+	req.Header.Set("PRIVATE-TOKEN", token)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if resp, err = http.DefaultClient.Do(req); err != nil || resp.StatusCode != 201 {
+		t.Fatalf("create project: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	regToken := strings.TrimSpace(run("admin", "runners-token", "--project", "alice/ci"))
+	if !strings.HasPrefix(regToken, "GR1348941") {
+		t.Fatalf("runners-token printed %q", regToken)
+	}
+	resp, err = http.Post("http://"+addr+"/api/v4/runners", "application/json", strings.NewReader(`{"token":"`+regToken+`"}`))
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("register with the printed token: %v %v", err, resp)
+	}
+	resp.Body.Close()
+
 	// SIGTERM stops it gracefully.
 	_ = serve.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
@@ -118,7 +137,7 @@ func TestServeFromScratch(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop on SIGTERM")
 	}
-	if strings.Contains(stderr.String(), password) || strings.Contains(stderr.String(), token) {
+	if strings.Contains(stderr.String(), password) || strings.Contains(stderr.String(), token) || strings.Contains(stderr.String(), regToken) {
 		t.Fatal("a secret reached the log")
 	}
 	if !strings.Contains(stderr.String(), "shutting down") {
