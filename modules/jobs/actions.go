@@ -55,17 +55,15 @@ func (s *Service) Retry(ctx context.Context, caller *domain.Caller, ref domain.I
 	if err != nil {
 		return nil, err
 	}
-	if !retryable(j) {
+	if !j.Retryable() {
 		return nil, errNotRetryable
 	}
 	return s.retry(ctx, caller.UserID(), j)
 }
 
+// errNotRetryable: GitLab retries any finished CI job, one already
+// retried too (each retry makes a new job).
 var errNotRetryable = core.Forbidden("Job is not retryable")
-
-// retryable: a finished CI job not already superseded by a retry (one
-// retry makes one new job, however many callers ask at once).
-func retryable(j *domain.Job) bool { return j.Retryable() && !j.Retried }
 
 // retry copies job j into a new job, marks j retried and enqueues the
 // copy, in one transaction with the copy's JobEvent. Its Previous is ""
@@ -85,7 +83,7 @@ func (s *Service) retry(ctx context.Context, actor int64, j *domain.Job) (*domai
 		}
 		var copied domain.Job
 		if _, err := s.p.Jobs.Update(ctx, id, func(j *domain.Job) error {
-			if !retryable(j) { // retried meanwhile
+			if !j.Retryable() {
 				return errNotRetryable
 			}
 			copied = j.RetryOf(now, uid)
@@ -123,9 +121,6 @@ func (s *Service) Play(ctx context.Context, caller *domain.Caller, ref domain.ID
 		return nil, errUnplayable
 	}
 	if j.Retryable() {
-		if j.Retried {
-			return nil, errUnplayable
-		}
 		return s.retry(ctx, caller.UserID(), j)
 	}
 	now := s.now()

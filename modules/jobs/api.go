@@ -9,10 +9,7 @@ import (
 // ListInput is a job list's query: scope (a string or an array) and page.
 type ListInput struct {
 	Scope []string `param:"scope"`
-	// IncludeRetried lists a pipeline's retried jobs too (later GitLab's
-	// include_retried; they are left out by default).
-	IncludeRetried bool `param:"include_retried"`
-	Page           domain.Page
+	Page  domain.Page
 	// Invalid is a decoding failure, answered after the access checks.
 	Invalid error
 }

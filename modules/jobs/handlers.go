@@ -4,11 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/apijson"
@@ -144,13 +140,9 @@ func (h handlers) artifactsOfRef(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rest, ok := strings.CutSuffix(chi.URLParam(r, "*"), "/download")
-	if !ok || rest == "" {
-		return errNoRoute
-	}
-	refName, err := url.PathUnescape(rest)
+	refName, err := httpx.PathParam(r, "ref_name") // a slash in it arrives encoded (%2F)
 	if err != nil {
-		return core.InvalidParam("ref_name")
+		return err
 	}
 	var in DownloadInput
 	in.Invalid = httpx.Decode(r, &in)
@@ -160,9 +152,6 @@ func (h handlers) artifactsOfRef(w http.ResponseWriter, r *http.Request) error {
 	}
 	return attachment(w, d)
 }
-
-// errNoRoute is the router's answer to a path no route serves.
-var errNoRoute = &core.Error{Kind: core.ErrNotFound, Param: true, Msg: "404 Not Found"}
 
 // attachment streams an artifacts archive as a download.
 func attachment(w http.ResponseWriter, d *Download) error {
@@ -182,9 +171,10 @@ func stream(w http.ResponseWriter, contentType string, d *Download) error {
 
 // action runs a write on one job and renders the job without its
 // pipeline (the spec's cancel, retry, erase, keep and play responses);
-// download adds download_url (erase and keep).
+// download adds download_url (erase and keep); shown replaces the status
+// shown (play's "started").
 func (h handlers) action(w http.ResponseWriter, r *http.Request, status int, download bool,
-	do func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error)) error {
+	do func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error), shown ...string) error {
 	if _, err := httpx.RequireUser(r); err != nil {
 		return err
 	}
@@ -199,6 +189,9 @@ func (h handlers) action(w http.ResponseWriter, r *http.Request, status int, dow
 	out, err := h.present.jobs.One(r.Context(), j, apijson.JobOptions{})
 	if err != nil {
 		return err
+	}
+	if len(shown) > 0 {
+		out.Status = shown[0]
 	}
 	if download {
 		return httpx.JSON(w, status, actionJSON{Job: *out})
@@ -234,10 +227,11 @@ func (h handlers) keep(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// POST /projects/:id/jobs/:job_id/play: 200 with the job, pending (as
-// GitLab answers and go-gitlab's callers check).
+// POST /projects/:id/jobs/:job_id/play: 200 with the job, whose status
+// shows "started" (the spec: "a job response after play shows the status
+// started"; the job itself is pending).
 func (h handlers) play(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusOK, false, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Play(r.Context(), c, ref, id)
-	})
+	}, "started")
 }

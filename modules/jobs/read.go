@@ -36,8 +36,8 @@ func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.ID
 }
 
 // ListOfPipeline is List for one pipeline of the project (404 "Pipeline
-// Not Found" for one it does not have), without the jobs superseded by a
-// retry unless in.IncludeRetried.
+// Not Found" for one it does not have); as in GitLab 9.x the jobs
+// superseded by a retry are listed too.
 func (s *Service) ListOfPipeline(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, pipelineID int64, in ListInput) (*Listed, error) {
 	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadJob)
 	if err != nil {
@@ -49,7 +49,7 @@ func (s *Service) ListOfPipeline(ctx context.Context, caller *domain.Caller, ref
 	if _, err := s.p.Pipelines.Get(ctx, t.Project.ID, pipelineID); err != nil {
 		return nil, core.StoreError(err, "Pipeline", "read pipeline")
 	}
-	return s.list(ctx, domain.JobFilter{ProjectID: t.Project.ID, PipelineID: pipelineID, Latest: !in.IncludeRetried}, in)
+	return s.list(ctx, domain.JobFilter{ProjectID: t.Project.ID, PipelineID: pipelineID}, in)
 }
 
 func (s *Service) list(ctx context.Context, f domain.JobFilter, in ListInput) (*Listed, error) {

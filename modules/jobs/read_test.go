@@ -235,10 +235,10 @@ func TestJobReads(t *testing.T) {
 		s.wantBody(404, `{"message":"Build not found or no artifacts"}`, "GET", dl("master", "test"), f.dev.token, nil) // no artifacts
 		s.wantBody(404, `{"message":"Build not found or no artifacts"}`, "GET", dl("master", "nope"), f.dev.token, nil)
 		s.wantBody(404, `{"message":"Build not found or no artifacts"}`, "GET", dl("feature", "lint"), f.dev.token, nil)
-		// A ref with a slash, encoded or not.
+		// A ref with a slash, encoded (%2F, and go-gitlab's %2E for dots).
 		_, rel := s.pipeline(f.repo.id, "release/1.0", f.repo.master, domain.CISuccess, job("build", "build", 0, domain.CISuccess))
 		s.artifacts(rel[0], []byte("release archive"), nil)
-		for _, ref := range []string{"release/1.0", "release%2F1.0", "release%2F1%2E0"} {
+		for _, ref := range []string{"release%2F1.0", "release%2F1%2E0"} {
 			if resp, body := s.raw("GET", dl(ref, "build"), f.dev.token); resp.StatusCode != 200 || string(body) != "release archive" {
 				t.Errorf("download by ref %s: %d %q", ref, resp.StatusCode, body)
 			}

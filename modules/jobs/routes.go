@@ -18,9 +18,7 @@ func routes(s *Service, p presenter) httpx.Routes {
 		r(http.MethodGet, "/projects/{id}/pipelines/{pipeline_id}/jobs", h.listOfPipeline),
 		r(http.MethodGet, one, h.get),
 		r(http.MethodGet, one+"/artifacts", h.artifacts),
-		// {ref_name} may hold unencoded slashes (GitLab's ref_name: /.+/):
-		// the rest of the path is "<ref_name>/download".
-		r(http.MethodGet, "/projects/{id}/jobs/artifacts/*", h.artifactsOfRef),
+		r(http.MethodGet, "/projects/{id}/jobs/artifacts/{ref_name}/download", h.artifactsOfRef),
 		r(http.MethodGet, one+"/trace", h.trace),
 		r(http.MethodPost, one+"/cancel", h.cancel),
 		r(http.MethodPost, one+"/retry", h.retry),
