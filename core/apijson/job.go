@@ -110,6 +110,7 @@ type Job struct {
 	CreatedAt         httpx.Time       `json:"created_at"`
 	StartedAt         *httpx.Time      `json:"started_at"`
 	FinishedAt        *httpx.Time      `json:"finished_at"`
+	ErasedAt          *httpx.Time      `json:"erased_at"`
 	Duration          *float64         `json:"duration"`
 	User              *UserPublic      `json:"user"`
 	Commit            *JobCommit       `json:"commit"`
@@ -266,7 +267,8 @@ func (p *JobPresenter) job(em *jobEmbeds, j *domain.Job, opt JobOptions, now tim
 	out := Job{
 		ID: j.ID, Status: string(j.Status), Stage: j.Stage, Name: j.Name, Ref: j.Ref, Tag: j.Tag,
 		Coverage: j.Coverage, AllowFailure: j.AllowFailure, CreatedAt: httpx.TimeOf(j.CreatedAt),
-		StartedAt: httpx.TimePtr(j.StartedAt), FinishedAt: httpx.TimePtr(j.FinishedAt), Duration: j.Duration(now),
+		StartedAt: httpx.TimePtr(j.StartedAt), FinishedAt: httpx.TimePtr(j.FinishedAt), ErasedAt: httpx.TimePtr(j.ErasedAt),
+		Duration:          j.Duration(now),
 		ArtifactsExpireAt: httpx.TimePtr(j.ArtifactsExpireAt), Artifacts: []JobArtifact{},
 	}
 	if j.Status == domain.CIFailed {

@@ -39,7 +39,7 @@ func (s *Service) Cancel(ctx context.Context, caller *domain.Caller, ref domain.
 		return j, nil
 	}
 	now := s.now()
-	return s.update(ctx, caller.UserID(), j.ID, func(j *domain.Job) error {
+	return s.update(ctx, caller.UserID(), j, func(j *domain.Job) error {
 		if !j.Cancelable() { // finished meanwhile
 			return nil
 		}
@@ -56,14 +56,21 @@ func (s *Service) Retry(ctx context.Context, caller *domain.Caller, ref domain.I
 		return nil, err
 	}
 	if !j.Retryable() {
-		return nil, core.Forbidden("Job is not retryable")
+		return nil, errNotRetryable
 	}
-	return s.retry(ctx, caller.UserID(), j.ID)
+	return s.retry(ctx, caller.UserID(), j)
 }
 
-// retry copies job id into a new job, marks it retried and enqueues the
-// copy, in one transaction with the copy's JobEvent.
-func (s *Service) retry(ctx context.Context, actor, id int64) (*domain.Job, error) {
+// errNotRetryable: GitLab retries any finished CI job, one already
+// retried too (each retry makes a new job).
+var errNotRetryable = core.Forbidden("Job is not retryable")
+
+// retry copies job j into a new job, marks j retried and enqueues the
+// copy, in one transaction with the copy's JobEvent. Its Previous is ""
+// (a new job): the ci module then runs the later stages again (GitLab's
+// mark_as_processable_after_stage).
+func (s *Service) retry(ctx context.Context, actor int64, j *domain.Job) (*domain.Job, error) {
+	id := j.ID
 	now := s.now()
 	var uid *int64
 	if actor != 0 {
@@ -71,10 +78,13 @@ func (s *Service) retry(ctx context.Context, actor, id int64) (*domain.Job, erro
 	}
 	var out *domain.Job
 	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		if err := s.lockPipeline(ctx, j.PipelineID); err != nil {
+			return err
+		}
 		var copied domain.Job
 		if _, err := s.p.Jobs.Update(ctx, id, func(j *domain.Job) error {
 			if !j.Retryable() {
-				return core.Forbidden("Job is not retryable")
+				return errNotRetryable
 			}
 			copied = j.RetryOf(now, uid)
 			j.Retried = true
@@ -111,11 +121,11 @@ func (s *Service) Play(ctx context.Context, caller *domain.Caller, ref domain.ID
 		return nil, errUnplayable
 	}
 	if j.Retryable() {
-		return s.retry(ctx, caller.UserID(), j.ID)
+		return s.retry(ctx, caller.UserID(), j)
 	}
 	now := s.now()
 	actor := caller.UserID()
-	return s.update(ctx, actor, j.ID, func(j *domain.Job) error {
+	return s.update(ctx, actor, j, func(j *domain.Job) error {
 		if !j.Playable() || j.Retryable() {
 			return errUnplayable
 		}

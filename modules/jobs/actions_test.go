@@ -52,16 +52,21 @@ func TestJobActions(t *testing.T) {
 		if n := s.stored(newID); n.PipelineID != f.master.ID || n.QueuedAt == nil || n.Retried {
 			t.Errorf("new job %+v", n)
 		}
-		if ev := s.events.of(newID); len(ev) != 1 || ev[0].Previous != domain.CICreated || ev[0].Job.Status != domain.CIPending {
+		if ev := s.events.of(newID); len(ev) != 1 || ev[0].Previous != "" || ev[0].Job.Status != domain.CIPending {
 			t.Errorf("retry events = %+v", ev)
 		}
-		if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/pipelines/%d/jobs", f.repo.id, f.master.ID), f.dev.token, nil).List(t); !eq(ids(l), []int64{newID, f.deploy.ID, f.test.ID, f.build.ID}) {
-			t.Errorf("pipeline jobs after retry: %v", ids(l))
+		pjobs := fmt.Sprintf("/projects/%d/pipelines/%d/jobs", f.repo.id, f.master.ID)
+		if l := s.Expect(200, "GET", pjobs, f.dev.token, nil).List(t); !eq(ids(l), []int64{newID, f.deploy.ID, f.test.ID, f.build.ID}) {
+			t.Errorf("pipeline jobs after retry: %v (GitLab 9.x lists the retried one too)", ids(l))
+		}
+		if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/jobs", f.repo.id), f.dev.token, nil).List(t); len(l) != 6 || apptest.ID(l[0]) != newID {
+			t.Errorf("project jobs after retry: %v (retried ones included)", ids(l))
 		}
 		s.wantBody(403, `{"message":"403 Forbidden - Job is not retryable"}`, "POST", one(f.pend.ID)+"/retry", f.dev.token, nil)
 		s.wantBody(403, `{"message":"403 Forbidden - Job is not retryable"}`, "POST", one(f.deploy.ID)+"/retry", f.dev.token, nil)
 
-		// Play a manual job: pending, played by the caller; "started".
+		// Play a manual job: pending, played by the caller; the answer
+		// shows "started" (the spec).
 		p := s.Expect(200, "POST", one(f.deploy.ID)+"/play", f.dev.token, nil).Object(t)
 		wantKeys(t, "played job", p, jobKeys...)
 		if p["status"] != "started" || p["finished_at"] != nil || p["user"].(map[string]any)["username"] != "dev" {
@@ -98,7 +103,7 @@ func TestJobActions(t *testing.T) {
 		// Erase: trace and artifacts go, the status stays.
 		e := s.Expect(201, "POST", one(f.build.ID)+"/erase", f.dev.token, nil).Object(t)
 		wantKeys(t, "erased job", e, append(jobKeys, "download_url")...)
-		if e["status"] != "success" || e["artifacts_file"] != nil || len(e["artifacts"].([]any)) != 0 || e["download_url"] != nil {
+		if e["status"] != "success" || e["erased_at"] == nil || e["artifacts_file"] != nil || len(e["artifacts"].([]any)) != 0 || e["download_url"] != nil {
 			t.Errorf("erase = %v", e)
 		}
 		if j := s.stored(f.build.ID); j.ErasedAt == nil || j.ErasedBy == nil || *j.ErasedBy != f.dev.id {
@@ -135,5 +140,62 @@ func TestPlayFinishedManualJob(t *testing.T) {
 	}
 	if !s.stored(js[0].ID).Retried || s.stored(apptest.ID(p)).Status != domain.CIPending {
 		t.Errorf("the played copy is not pending, or the original not retried")
+	}
+}
+
+// TestConcurrentRetry: a job retried by several callers at once makes one
+// new job per retry, as GitLab's retry does, without a failure or a
+// deadlock (each locks the pipeline, then the job).
+func TestConcurrentRetry(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, s *server) {
+		r := s.project("ci", "private")
+		_, js := s.pipeline(r.id, "master", r.master, domain.CIFailed, job("test", "test", 0, domain.CIFailed))
+		path := fmt.Sprintf("/projects/%d/jobs/%d/retry", r.id, js[0].ID)
+		const n = 6
+		codes := make(chan int, n)
+		for range n {
+			go func() {
+				resp, _ := s.Do(t, "POST", path, s.RootToken, nil)
+				codes <- resp.StatusCode
+			}()
+		}
+		for range n {
+			if c := <-codes; c != 201 {
+				t.Errorf("concurrent retry answered %d", c)
+			}
+		}
+		if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/jobs", r.id), s.RootToken, nil).List(t); len(l) != n+1 {
+			t.Errorf("%d jobs after %d concurrent retries, want %d", len(l), n, n+1)
+		}
+	})
+}
+
+// TestEventsInTransaction: the JobEvent is published inside the
+// transaction of the change, so a subscriber's failure undoes the change.
+func TestEventsInTransaction(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	r := s.project("ci", "private")
+	manual := job(failingJob, "deploy", 1, domain.CIManual)
+	manual.When = domain.WhenManual
+	_, js := s.pipeline(r.id, "master", r.master, domain.CIRunning, job(failingJob, "test", 0, domain.CIFailed), manual, job(failingJob, "lint", 0, domain.CIRunning))
+	for i, action := range []string{"retry", "play", "cancel"} {
+		before := *s.stored(js[i].ID)
+		if resp, body := s.Do(t, "POST", fmt.Sprintf("/projects/%d/jobs/%d/%s", r.id, js[i].ID, action), s.RootToken, nil); resp.StatusCode != 500 {
+			t.Errorf("%s with a failing subscriber: %d %s", action, resp.StatusCode, body)
+		}
+		if after := s.stored(js[i].ID); after.Status != before.Status || after.Retried != before.Retried {
+			t.Errorf("%s was not rolled back: %s retried %v", action, after.Status, after.Retried)
+		}
+	}
+	if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/jobs", r.id), s.RootToken, nil).List(t); len(l) != 3 {
+		t.Errorf("%d jobs, want 3: the retry's copy rolled back", len(l))
+	}
+	if resp, _ := s.Do(t, "POST", fmt.Sprintf("/projects/%d/statuses/%s", r.id, r.master), s.RootToken, map[string]any{"state": "success", "name": failingJob}); resp.StatusCode != 500 {
+		t.Errorf("status with a failing subscriber: %d", resp.StatusCode)
+	}
+	if l := s.Expect(200, "GET", fmt.Sprintf("/projects/%d/repository/commits/%s/statuses?name=%s&stage=external", r.id, r.master, failingJob), s.RootToken, nil).List(t); len(l) != 0 {
+		t.Errorf("a rolled back status is listed: %v", l)
 	}
 }

@@ -140,7 +140,7 @@ func (h handlers) artifactsOfRef(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	refName, err := httpx.PathParam(r, "ref_name")
+	refName, err := httpx.PathParam(r, "ref_name") // a slash in it arrives encoded (%2F)
 	if err != nil {
 		return err
 	}
@@ -171,9 +171,10 @@ func stream(w http.ResponseWriter, contentType string, d *Download) error {
 
 // action runs a write on one job and renders the job without its
 // pipeline (the spec's cancel, retry, erase, keep and play responses);
-// download adds download_url (erase and keep).
+// download adds download_url (erase and keep); shown replaces the status
+// shown (play's "started").
 func (h handlers) action(w http.ResponseWriter, r *http.Request, status int, download bool,
-	do func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error), shown string) error {
+	do func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error), shown ...string) error {
 	if _, err := httpx.RequireUser(r); err != nil {
 		return err
 	}
@@ -189,8 +190,8 @@ func (h handlers) action(w http.ResponseWriter, r *http.Request, status int, dow
 	if err != nil {
 		return err
 	}
-	if shown != "" {
-		out.Status = shown
+	if len(shown) > 0 {
+		out.Status = shown[0]
 	}
 	if download {
 		return httpx.JSON(w, status, actionJSON{Job: *out})
@@ -202,110 +203,35 @@ func (h handlers) action(w http.ResponseWriter, r *http.Request, status int, dow
 func (h handlers) cancel(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusCreated, false, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Cancel(r.Context(), c, ref, id)
-	}, "")
+	})
 }
 
 // POST /projects/:id/jobs/:job_id/retry: 201 with the new job.
 func (h handlers) retry(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusCreated, false, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Retry(r.Context(), c, ref, id)
-	}, "")
+	})
 }
 
 // POST /projects/:id/jobs/:job_id/erase: 201 with the job.
 func (h handlers) erase(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusCreated, true, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Erase(r.Context(), c, ref, id)
-	}, "")
+	})
 }
 
 // POST /projects/:id/jobs/:job_id/artifacts/keep: 200 with the job.
 func (h handlers) keep(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusOK, true, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Keep(r.Context(), c, ref, id)
-	}, "")
+	})
 }
 
 // POST /projects/:id/jobs/:job_id/play: 200 with the job, whose status
-// shows "started" as the spec says.
+// shows "started" (the spec: "a job response after play shows the status
+// started"; the job itself is pending).
 func (h handlers) play(w http.ResponseWriter, r *http.Request) error {
 	return h.action(w, r, http.StatusOK, false, func(r *http.Request, c *domain.Caller, ref domain.IDOrPath, id int64) (*domain.Job, error) {
 		return h.s.Play(r.Context(), c, ref, id)
 	}, "started")
-}
-
-// GET /runners/:id/jobs
-func (h handlers) runnerJobs(w http.ResponseWriter, r *http.Request) error {
-	if _, err := httpx.RequireUser(r); err != nil {
-		return err
-	}
-	id, err := httpx.IDParam(r, "runner_id", "Runner")
-	if errors.Is(err, core.ErrNotFound) {
-		id, err = 0, nil
-	}
-	if err != nil {
-		return err
-	}
-	var in RunnerJobsInput
-	in.Invalid = httpx.Decode(r, &in)
-	if in.Invalid == nil {
-		in.Page, in.Invalid = httpx.PageOf(r)
-	}
-	l, err := h.s.RunnerJobs(r.Context(), httpx.CallerOf(r), id, in)
-	if err != nil {
-		return err
-	}
-	return h.renderList(w, r, l, in.Page, apijson.JobOptions{Pipeline: true, Project: true})
-}
-
-// GET /projects/:id/repository/commits/:sha/statuses
-func (h handlers) statuses(w http.ResponseWriter, r *http.Request) error {
-	ref, err := httpx.RefParam(r, "id")
-	if err != nil {
-		return err
-	}
-	sha, err := httpx.PathParam(r, "sha")
-	if err != nil {
-		return err
-	}
-	var in StatusesInput
-	in.Invalid = httpx.Decode(r, &in)
-	if in.Invalid == nil {
-		in.Page, in.Invalid = httpx.PageOf(r)
-	}
-	l, err := h.s.Statuses(r.Context(), httpx.CallerOf(r), ref, sha, in)
-	if err != nil {
-		return err
-	}
-	out, err := h.present.statuses(r.Context(), l.Jobs)
-	if err != nil {
-		return err
-	}
-	return httpx.Paginated(w, r, out, l.Total, in.Page)
-}
-
-// POST /projects/:id/statuses/:sha: 201 with the status.
-func (h handlers) postStatus(w http.ResponseWriter, r *http.Request) error {
-	if _, err := httpx.RequireUser(r); err != nil {
-		return err
-	}
-	ref, err := httpx.RefParam(r, "id")
-	if err != nil {
-		return err
-	}
-	sha, err := httpx.PathParam(r, "sha")
-	if err != nil {
-		return err
-	}
-	var in StatusInput
-	in.Invalid = httpx.Decode(r, &in)
-	j, err := h.s.PostStatus(r.Context(), httpx.CallerOf(r), ref, sha, in)
-	if err != nil {
-		return err
-	}
-	out, err := h.present.statuses(r.Context(), []domain.Job{*j})
-	if err != nil {
-		return err
-	}
-	return httpx.Created(w, out[0])
 }

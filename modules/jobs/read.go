@@ -36,7 +36,8 @@ func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.ID
 }
 
 // ListOfPipeline is List for one pipeline of the project (404 "Pipeline
-// Not Found" for one it does not have).
+// Not Found" for one it does not have); as in GitLab 9.x the jobs
+// superseded by a retry are listed too.
 func (s *Service) ListOfPipeline(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, pipelineID int64, in ListInput) (*Listed, error) {
 	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadJob)
 	if err != nil {
@@ -59,7 +60,8 @@ func (s *Service) list(ctx context.Context, f domain.JobFilter, in ListInput) (*
 	if err != nil {
 		return nil, err
 	}
-	f.Statuses, f.Page = statuses, in.Page
+	// Commit statuses of other systems are not jobs (GitLab lists builds).
+	f.Statuses, f.Page, f.Kind = statuses, in.Page, domain.JobBuild
 	list, total, err := s.p.Jobs.List(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
@@ -156,7 +158,7 @@ func (s *Service) ArtifactsOfRef(ctx context.Context, caller *domain.Caller, ref
 	if len(pls) == 0 {
 		return nil, errNoArtifacts
 	}
-	jobs, _, err := s.p.Jobs.List(ctx, domain.JobFilter{ProjectID: t.Project.ID, PipelineID: pls[0].ID, Name: in.Job,
+	jobs, _, err := s.p.Jobs.List(ctx, domain.JobFilter{ProjectID: t.Project.ID, PipelineID: pls[0].ID, Name: in.Job, Kind: domain.JobBuild,
 		Latest: true, Statuses: []domain.CIStatus{domain.CISuccess}, Page: domain.Page{Page: 1, PerPage: 1}})
 	if err != nil {
 		return nil, fmt.Errorf("job %q of pipeline %d: %w", in.Job, pls[0].ID, err)

@@ -235,6 +235,15 @@ func TestJobReads(t *testing.T) {
 		s.wantBody(404, `{"message":"Build not found or no artifacts"}`, "GET", dl("master", "test"), f.dev.token, nil) // no artifacts
 		s.wantBody(404, `{"message":"Build not found or no artifacts"}`, "GET", dl("master", "nope"), f.dev.token, nil)
 		s.wantBody(404, `{"message":"Build not found or no artifacts"}`, "GET", dl("feature", "lint"), f.dev.token, nil)
+		// A ref with a slash, encoded (%2F, and go-gitlab's %2E for dots).
+		_, rel := s.pipeline(f.repo.id, "release/1.0", f.repo.master, domain.CISuccess, job("build", "build", 0, domain.CISuccess))
+		s.artifacts(rel[0], []byte("release archive"), nil)
+		for _, ref := range []string{"release%2F1.0", "release%2F1%2E0"} {
+			if resp, body := s.raw("GET", dl(ref, "build"), f.dev.token); resp.StatusCode != 200 || string(body) != "release archive" {
+				t.Errorf("download by ref %s: %d %q", ref, resp.StatusCode, body)
+			}
+		}
+		s.wantBody(404, `{"error":"404 Not Found"}`, "GET", fmt.Sprintf("/projects/%d/jobs/artifacts/master/raw/x?job=build", f.repo.id), f.dev.token, nil)
 		s.wantBody(400, `{"error":"job is missing"}`, "GET", fmt.Sprintf("/projects/%d/jobs/artifacts/master/download", f.repo.id), f.dev.token, nil)
 	})
 }

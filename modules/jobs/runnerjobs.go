@@ -24,7 +24,8 @@ func (s *Service) RunnerJobs(ctx context.Context, caller *domain.Caller, runnerI
 	if err != nil {
 		return nil, core.StoreError(err, "Runner", "read runner")
 	}
-	if !caller.IsAdmin() {
+	// A job token never carries its user's administrator rights.
+	if !caller.IsAdmin() || caller.Job != nil {
 		ok, err := s.administersRunner(ctx, caller, r)
 		if err != nil {
 			return nil, err
@@ -36,7 +37,7 @@ func (s *Service) RunnerJobs(ctx context.Context, caller *domain.Caller, runnerI
 	if in.Invalid != nil {
 		return nil, in.Invalid
 	}
-	f := domain.JobFilter{RunnerID: r.ID, Page: in.Page}
+	f := domain.JobFilter{RunnerID: r.ID, Kind: domain.JobBuild, Page: in.Page}
 	if in.Status != "" {
 		if f.Statuses, err = scopeStatuses("status", []string{in.Status}); err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -61,11 +62,19 @@ func newServer(t *testing.T, opts ...apptest.Option) *server {
 	srv := apptest.New(t, append(opts, apptest.With(fx.Populate(&blobs, &bus)))...)
 	ev := &events{}
 	bus.SubscribeTx(domain.JobEvent{}.EventName(), func(_ context.Context, e domain.BusEvent) error {
-		ev.add(e.(domain.JobEvent))
+		je := e.(domain.JobEvent)
+		if je.Job.Name == failingJob {
+			return errors.New("a subscriber failed")
+		}
+		ev.add(je)
 		return nil
 	})
 	return &server{Client: srv.Client(t), Server: srv, blobs: blobs, events: ev}
 }
+
+// failingJob names jobs whose events an in-transaction subscriber
+// refuses: the change that published them must roll back.
+const failingJob = "explode"
 
 // eachDriver runs fn against a fresh server on SQLite and on Postgres
 // (skipped without a Postgres server unless CI is set), in parallel.
@@ -250,6 +259,7 @@ func keysOf(m map[string]any) []string {
 // wantKeys checks that m has exactly keys.
 func wantKeys(t *testing.T, what string, m map[string]any, keys ...string) {
 	t.Helper()
+	keys = append([]string(nil), keys...)
 	sort.Strings(keys)
 	if got := keysOf(m); strings.Join(got, ",") != strings.Join(keys, ",") {
 		t.Errorf("%s keys = %v\nwant %v", what, got, keys)
@@ -259,7 +269,7 @@ func wantKeys(t *testing.T, what string, m map[string]any, keys ...string) {
 // The Job entity's keys: pipeline only in lists and single reads.
 var (
 	jobKeys = []string{"id", "status", "stage", "name", "ref", "tag", "coverage", "allow_failure", "created_at",
-		"started_at", "finished_at", "duration", "user", "commit", "web_url", "artifacts_file", "artifacts",
+		"started_at", "finished_at", "erased_at", "duration", "user", "commit", "web_url", "artifacts_file", "artifacts",
 		"artifacts_expire_at", "runner"}
 	readKeys   = append(append([]string{}, jobKeys...), "pipeline")
 	commitKeys = []string{"id", "short_id", "title", "created_at", "message", "author_name", "author_email"}

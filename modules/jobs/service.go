@@ -49,7 +49,8 @@ type Found struct {
 }
 
 // load reads job id of the target's project; an id that cannot exist is
-// as missing as an unknown one.
+// as missing as an unknown one, and so is a commit status of another
+// system (GitLab's jobs API finds builds only).
 func (s *Service) load(ctx context.Context, t access.Target, id int64) (*domain.Job, error) {
 	if id <= 0 {
 		return nil, errJobNotFound
@@ -61,34 +62,51 @@ func (s *Service) load(ctx context.Context, t access.Target, id int64) (*domain.
 	if err != nil {
 		return nil, fmt.Errorf("read job: %w", err)
 	}
+	if j.Kind != domain.JobBuild {
+		return nil, errJobNotFound
+	}
 	return j, nil
 }
 
 // errJobNotFound is the 404 of a job that is not in the project.
 var errJobNotFound = core.NotFound("Job")
 
-// update changes job id with change inside a transaction and publishes a
+// update changes job j with change inside a transaction and publishes a
 // JobEvent there when its status moved (the ci module follows the
 // pipeline). change returns the error GitLab answers when the job cannot
 // take it.
-func (s *Service) update(ctx context.Context, actor, id int64, change func(j *domain.Job) error) (*domain.Job, error) {
+func (s *Service) update(ctx context.Context, actor int64, j *domain.Job, change func(j *domain.Job) error) (*domain.Job, error) {
 	var out *domain.Job
 	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		if err := s.lockPipeline(ctx, j.PipelineID); err != nil {
+			return err
+		}
 		var prev domain.CIStatus
-		j, err := s.p.Jobs.Update(ctx, id, func(j *domain.Job) error {
+		u, err := s.p.Jobs.Update(ctx, j.ID, func(j *domain.Job) error {
 			prev = j.Status
 			return change(j)
 		})
 		if err != nil {
 			return err
 		}
-		out = j
-		return s.published(ctx, j, prev, actor)
+		out = u
+		return s.published(ctx, u, prev, actor)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// lockPipeline takes the pipeline's row lock before any of its jobs'
+// (the order the ci module's processor takes them in, which a JobEvent
+// runs in this transaction), so that this write and a concurrent job
+// event never wait for each other in a cycle.
+func (s *Service) lockPipeline(ctx context.Context, id int64) error {
+	if _, err := s.p.Pipelines.Update(ctx, id, func(*domain.Pipeline) error { return nil }); err != nil {
+		return fmt.Errorf("lock pipeline %d: %w", id, err)
+	}
+	return nil
 }
 
 // published publishes the job's event when its status moved.

@@ -188,7 +188,7 @@ func transition(j *domain.Job, state string, now time.Time) error {
 	case "success":
 		event, err = "success", j.Succeed(now)
 	case "failed":
-		event, err = "drop", j.Drop(now, "")
+		event, err = "drop", j.Drop(now, domain.FailureAPI)
 	case "canceled":
 		event, err = "cancel", j.Cancel(now)
 	default:
@@ -255,7 +255,7 @@ func (s *Service) isTag(ctx context.Context, proj *domain.Project, ref string) (
 func (s *Service) pipelineFor(ctx context.Context, proj *domain.Project, sha, ref string, tag bool, actor int64, now time.Time) (*domain.Pipeline, error) {
 	pl, err := s.p.Pipelines.Latest(ctx, proj.ID, sha, ref)
 	if err == nil {
-		return pl, nil
+		return pl, s.lockPipeline(ctx, pl.ID)
 	}
 	if !errors.Is(err, core.ErrNotFound) {
 		return nil, fmt.Errorf("pipeline of %s on %q: %w", sha, ref, err)

@@ -119,6 +119,13 @@ func TestCommitStatuses(t *testing.T) {
 			t.Errorf("a CI job as a status = %v", got)
 		}
 
+		// Statuses of other systems are not jobs.
+		if got := ids(s.Expect(200, "GET", fmt.Sprintf("/projects/%d/jobs", r.id), dev.token, nil).List(t)); !eq(got, []int64{js[0].ID}) {
+			t.Errorf("jobs = %v, want only the CI job", got)
+		}
+		s.wantBody(404, `{"message":"404 Job Not Found"}`, "GET", fmt.Sprintf("/projects/%d/jobs/%d", r.id, id), dev.token, nil)
+		s.wantBody(404, `{"message":"404 Job Not Found"}`, "POST", fmt.Sprintf("/projects/%d/jobs/%d/cancel", r.id, apptest.ID(feat)), dev.token, nil)
+
 		// Errors.
 		s.wantBody(400, `{"error":"state does not have a valid value"}`, "POST", post, dev.token, apptest.Form("state", "bogus"))
 		s.wantBody(400, `{"error":"state is missing"}`, "POST", post, dev.token, apptest.Form("ref", "master"))
