@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -66,13 +67,35 @@ func (m *txManager) frame(ctx context.Context) *txFrame {
 	return f
 }
 
+// deadlockAttempts is how many times an outermost transaction runs when
+// Postgres keeps aborting it to break deadlocks.
+const deadlockAttempts = 3
+
 // WithinTx runs fn in a transaction, or in a savepoint of the transaction ctx
 // already carries. fn's error rolls back (to the savepoint when nested) and
 // is returned as is; a panic rolls back and propagates.
+//
+// An outermost transaction that Postgres aborted to break a deadlock runs
+// again from the start (fn must not act outside the database before it
+// returns, which the after-commit callbacks are for): two use cases that
+// lock the same rows in different orders (a runner claiming a job while
+// its pipeline is canceled) then both succeed instead of one failing.
 func (m *txManager) WithinTx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if f := m.frame(ctx); f != nil {
 		return m.nested(ctx, f, fn)
 	}
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = m.run(ctx, fn)
+		if attempt == deadlockAttempts || !deadlock(err) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+	}
+}
+
+// run is one attempt of an outermost transaction.
+func (m *txManager) run(ctx context.Context, fn func(ctx context.Context) error) error {
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("bunstore: begin transaction: %w", err)
