@@ -9,6 +9,9 @@ type TxManager interface {
 	// In a nested call "everything" is the nested call's own work (and its
 	// AfterCommit callbacks): the outer fn still decides whether the whole
 	// transaction fails, and may carry on after handling the error.
+	// An outermost fn may run more than once: an adapter runs it again
+	// when the database aborted the transaction to break a deadlock, so
+	// effects outside the database belong in AfterCommit.
 	WithinTx(ctx context.Context, fn func(ctx context.Context) error) error
 	// AfterCommit runs fn after the outermost transaction commits, or at
 	// once when ctx carries no transaction. Rolled-back work never runs it.
