@@ -295,13 +295,18 @@ func storeJobStale(t *testing.T, s Stores) {
 	fresh.QueuedAt = storePtr(storeT0.Add(2 * time.Hour))
 	status := storeCIJob("status", domain.CIRunning)
 	status.Kind = domain.JobExternal
-	_, jobs := storePipeline(t, s, p, "main", storeSHA1, waiting, silent, alive, fresh, status)
+	// Canceled while running, and its runner never reported the end.
+	abandoned := storeCIJob("abandoned", domain.CICanceled)
+	abandoned.UpdatedAt = storeT0.Add(30 * time.Minute)
+	ended := storeCIJob("ended", domain.CICanceled)
+	ended.RunnerFinished = true
+	_, jobs := storePipeline(t, s, p, "main", storeSHA1, waiting, silent, alive, fresh, status, abandoned, ended)
 	cut := storeT0.Add(time.Hour)
 	got, err := s.Jobs.Stale(ctx, cut, cut, 10)
 	if err != nil {
 		t.Fatalf("Stale: %v", err)
 	}
-	if diff := cmp.Diff([]int64{jobs[1].ID, jobs[0].ID}, storeJobIDs(got)); diff != "" {
+	if diff := cmp.Diff([]int64{jobs[1].ID, jobs[0].ID, jobs[5].ID}, storeJobIDs(got)); diff != "" {
 		t.Errorf("Stale (-want +got):\n%s", diff)
 	}
 	got, _ = s.Jobs.Stale(ctx, cut, cut, 1)

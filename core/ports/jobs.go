@@ -44,8 +44,10 @@ type JobStore interface {
 	// QueueVersion changes whenever a job becomes pending (runners send
 	// it back as last_update; X-GitLab-Last-Update).
 	QueueVersion(ctx context.Context) (string, error)
-	// Stale lists running CI jobs not updated since runningBefore and
-	// pending ones queued before pendingBefore, oldest first, at most limit.
+	// Stale lists running CI jobs not updated since runningBefore (and
+	// canceled ones whose runner has not reported the end since then:
+	// their token still works until it does), and pending ones queued
+	// before pendingBefore, oldest first, at most limit.
 	Stale(ctx context.Context, runningBefore, pendingBefore time.Time, limit int) ([]domain.Job, error)
 	// AppendTrace appends data to the running job's trace at offset, which
 	// must equal its TraceSize: otherwise core.ErrStale and nothing is

@@ -26,6 +26,9 @@ type SweepResult struct {
 	StuckRunning  int
 	StuckPending  int
 	ArtifactsGone int
+	// Abandoned counts canceled jobs whose silent runner lost the job
+	// token.
+	Abandoned int
 }
 
 // errSkip leaves a job another node or the runner changed meanwhile.
@@ -51,10 +54,13 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		if dropped == domain.CIRunning {
+		switch dropped {
+		case domain.CIRunning:
 			res.StuckRunning++
-		} else if dropped == domain.CIPending {
+		case domain.CIPending:
 			res.StuckPending++
+		case domain.CICanceled:
+			res.Abandoned++
 		}
 	}
 	n, err := s.sweepOverdue(ctx, now)
@@ -86,6 +92,15 @@ func (s *Service) dropStuck(ctx context.Context, id int64, now time.Time) (domai
 				if now.Sub(j.UpdatedAt) < ci.HeartbeatTimeout && !s.overdue(j, now) {
 					return errSkip
 				}
+			case j.Status == domain.CICanceled && !j.RunnerFinished:
+				// Canceled while running and its runner went silent: it
+				// will not report the end, so its job token dies now.
+				if now.Sub(j.UpdatedAt) < ci.HeartbeatTimeout {
+					return errSkip
+				}
+				prev = j.Status
+				j.RunnerFinished = true
+				return nil
 			case j.Status == domain.CIPending:
 				queued := j.CreatedAt
 				if j.QueuedAt != nil {
@@ -102,6 +117,9 @@ func (s *Service) dropStuck(ctx context.Context, id int64, now time.Time) (domai
 		})
 		if err != nil {
 			return err
+		}
+		if prev == domain.CICanceled {
+			return nil // no status change: nothing to announce
 		}
 		if err := s.publishJob(ctx, out, prev, 0); err != nil {
 			return err

@@ -119,3 +119,40 @@ func TestSweepConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// TestSweepAbandonedCancel: a job canceled while it runs keeps its token
+// until its runner reports the end; a runner that never does loses it at
+// the heartbeat timeout, and the job stays canceled.
+func TestSweepAbandonedCancel(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, s *server) {
+		ctx := context.Background()
+		pid, _ := s.project("abandoned")
+		_, rtok := s.runner(s.regToken(pid), nil)
+		jobs := s.pipeline(pid, jobSpec{name: "build"})
+		job := s.take(rtok)
+		tok := job["token"].(string)
+		s.Expect(201, "POST", fmt.Sprintf("/projects/%d/jobs/%d/cancel", pid, jobs["build"].ID), s.RootToken, nil)
+		// The runner has not heard yet: its token still reads.
+		s.expect(200, "GET", fmt.Sprintf("/projects/%d", pid), nil, "Job-Token", tok)
+
+		s.Advance(s.Config.CI.HeartbeatTimeout / 2)
+		if res, err := s.svc.Sweep(ctx); err != nil || res.Abandoned != 0 {
+			t.Fatalf("early sweep: %+v %v", res, err)
+		}
+		s.expect(200, "GET", fmt.Sprintf("/projects/%d", pid), nil, "Job-Token", tok)
+
+		s.Advance(s.Config.CI.HeartbeatTimeout)
+		if res, err := s.svc.Sweep(ctx); err != nil || res != (runners.SweepResult{Abandoned: 1}) {
+			t.Fatalf("sweep: %+v %v", res, err)
+		}
+		s.expect(401, "GET", fmt.Sprintf("/projects/%d", pid), nil, "Job-Token", tok)
+		if j := s.job(jobs["build"].ID); j.Status != domain.CICanceled || !j.RunnerFinished {
+			t.Fatalf("abandoned job %+v", j)
+		}
+		// A second sweep finds nothing more.
+		if res, err := s.svc.Sweep(ctx); err != nil || res != (runners.SweepResult{}) {
+			t.Fatalf("second sweep: %+v %v", res, err)
+		}
+	})
+}

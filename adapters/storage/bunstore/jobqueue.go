@@ -206,7 +206,7 @@ func (st *jobStore) Stale(ctx context.Context, runningBefore, pendingBefore time
 	}
 	db := st.s.Conn(ctx)
 	running, err := jobTable.list(ctx, db.NewSelect().
-		Where("j.status = 'running' AND j.kind = 'build' AND j.updated_at < ?", ts(runningBefore)).
+		Where("(j.status = 'running' OR (j.status = 'canceled' AND NOT j.runner_finished)) AND j.kind = 'build' AND j.updated_at < ?", ts(runningBefore)).
 		OrderExpr("j.updated_at, j.id").Limit(int64(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: stale running jobs: %w", err)
