@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -151,7 +152,7 @@ func TestBuiltinRunner(t *testing.T) {
 	stop()
 
 	// A restart reuses the runner of runner.yml.
-	srv, _ = serve(t, cfg)
+	srv, stop2 := serve(t, cfg)
 	p.srv = srv
 	sha = p.push(map[string]string{".gitlab-ci.yml": afterYML}, "again")
 	p.waitJobs(p.pipelineOf("again", sha), 20*time.Second, map[string]string{"first": "success", "second": "success", "also": "success"}, "success")
@@ -162,5 +163,22 @@ func TestBuiltinRunner(t *testing.T) {
 	again, err := runner.LoadConfig(path)
 	if err != nil || again.Token != rc.Token {
 		t.Errorf("runner.yml changed on restart (%v)", err)
+	}
+
+	// An administrator deleted the runner: the next start registers a new
+	// one and saves its token.
+	srv.JSON(t, "DELETE", fmt.Sprintf("/runners/%d", rc.ID), srv.RootToken, nil, 204, nil)
+	stop2()
+	srv, _ = serve(t, cfg)
+	p.srv = srv
+	sha = p.push(map[string]string{".gitlab-ci.yml": afterYML}, "third")
+	p.waitJobs(p.pipelineOf("third", sha), 20*time.Second, map[string]string{"first": "success", "second": "success", "also": "success"}, "success")
+	again, err = runner.LoadConfig(path)
+	if err != nil || again.Token == rc.Token || again.ID == rc.ID {
+		t.Errorf("runner.yml after the runner was deleted: id %d (was %d), token changed %v (%v)", again.ID, rc.ID, again.Token != rc.Token, err)
+	}
+	srv.JSON(t, "GET", "/runners/all", srv.RootToken, nil, 200, &list)
+	if len(list) != 1 || list[0].ID != again.ID || !list[0].IsShared {
+		t.Errorf("runners %+v, want the new instance runner %d", list, again.ID)
 	}
 }
