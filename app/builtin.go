@@ -108,9 +108,9 @@ func runBuiltin(ctx context.Context, cfg config.Config, log *zap.Logger) {
 		}
 	}
 	log.Info("built-in runner started", zap.String("url", url), zap.Int("concurrent", rc.Concurrent), zap.String("builds_dir", rc.BuildsDir))
-	// The server is local: polling every second (not gitlab-runner's 3 s)
-	// costs little and starts each stage's jobs sooner.
-	r := &runner.Runner{Config: rc, Log: log, PollInterval: time.Second}
+	// gitlab-runner's poll interval (3 s): each poll is a line in the
+	// access log.
+	r := &runner.Runner{Config: rc, Log: log}
 	if err := r.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("built-in runner stopped", zap.Error(err))
 	}

@@ -96,6 +96,15 @@ func serve(t *testing.T, cfg config.Config) (*apptest.Server, func()) {
 	return &apptest.Server{URL: cfg.BaseURL(), RootToken: tok, Config: cfg}, stop
 }
 
+// oneStageYML is two jobs of one stage: the built-in runner polls every
+// 3 s, as gitlab-runner does, so each stage may wait that long.
+const oneStageYML = `
+first:
+  script: ['echo first']
+second:
+  script: ['echo second']
+`
+
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -122,8 +131,8 @@ func TestBuiltinRunner(t *testing.T) {
 	srv, stop := serve(t, cfg)
 
 	p := newProject(t, srv, "builtin")
-	sha := p.push(map[string]string{".gitlab-ci.yml": afterYML})
-	p.waitJobs(p.pipelineOf("main", sha), 20*time.Second, map[string]string{"first": "success", "second": "success", "also": "success"}, "success")
+	sha := p.push(map[string]string{".gitlab-ci.yml": oneStageYML})
+	p.waitJobs(p.pipelineOf("main", sha), 20*time.Second, map[string]string{"first": "success", "second": "success"}, "success")
 
 	path := filepath.Join(cfg.DataDir, app.RunnerConfigFile)
 	fi, err := os.Stat(path)
@@ -154,8 +163,8 @@ func TestBuiltinRunner(t *testing.T) {
 	// A restart reuses the runner of runner.yml.
 	srv, stop2 := serve(t, cfg)
 	p.srv = srv
-	sha = p.push(map[string]string{".gitlab-ci.yml": afterYML}, "again")
-	p.waitJobs(p.pipelineOf("again", sha), 20*time.Second, map[string]string{"first": "success", "second": "success", "also": "success"}, "success")
+	sha = p.push(map[string]string{".gitlab-ci.yml": oneStageYML}, "again")
+	p.waitJobs(p.pipelineOf("again", sha), 20*time.Second, map[string]string{"first": "success", "second": "success"}, "success")
 	srv.JSON(t, "GET", "/runners/all", srv.RootToken, nil, 200, &list)
 	if len(list) != 1 || list[0].ID != rc.ID {
 		t.Fatalf("after a restart: runners %+v, want the one with id %d", list, rc.ID)
@@ -171,8 +180,8 @@ func TestBuiltinRunner(t *testing.T) {
 	stop2()
 	srv, _ = serve(t, cfg)
 	p.srv = srv
-	sha = p.push(map[string]string{".gitlab-ci.yml": afterYML}, "third")
-	p.waitJobs(p.pipelineOf("third", sha), 20*time.Second, map[string]string{"first": "success", "second": "success", "also": "success"}, "success")
+	sha = p.push(map[string]string{".gitlab-ci.yml": oneStageYML}, "third")
+	p.waitJobs(p.pipelineOf("third", sha), 20*time.Second, map[string]string{"first": "success", "second": "success"}, "success")
 	again, err = runner.LoadConfig(path)
 	if err != nil || again.Token == rc.Token || again.ID == rc.ID {
 		t.Errorf("runner.yml after the runner was deleted: id %d (was %d), token changed %v (%v)", again.ID, rc.ID, again.Token != rc.Token, err)
