@@ -8,6 +8,7 @@ package archive
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"errors"
 	"fmt"
@@ -291,6 +292,18 @@ func (c *collector) write(w io.Writer) (int, error) {
 	}
 	sort.Strings(names)
 	zw := zip.NewWriter(w)
+	// zip.Writer allocates a new flate compressor (about 1 MB) per entry;
+	// entries are written one after the other, so one is reused.
+	var comp *flate.Writer
+	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+		if comp == nil {
+			var err error
+			comp, err = flate.NewWriter(out, flate.DefaultCompression)
+			return comp, err
+		}
+		comp.Reset(out)
+		return comp, nil
+	})
 	files := 0
 	for _, n := range names {
 		if err := c.ctx.Err(); err != nil {
