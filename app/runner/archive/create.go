@@ -44,12 +44,14 @@ type collector struct {
 // Create writes to w a zip of the files under root that match the
 // GitLab-style paths (plain paths, directories recursively, globs with
 // doublestar "**"), minus those matching exclude, plus the files git reports
-// as untracked when untracked is true. Symlinks are stored as symlink
-// entries when they stay inside root (relative and not climbing above it),
-// skipped otherwise, and never followed. A path that matches nothing is not
-// an error, like in gitlab-runner; files (regular files and symlinks, not
-// directories) is 0 then and the caller may skip the upload. File contents
-// are streamed from disk to w.
+// as untracked when untracked is true (ignored ones included, as in GitLab;
+// an error outside a git work tree). Symlinks are stored as symlink entries
+// when they stay inside root (relative and not climbing above it), skipped
+// otherwise, and never followed; intermediate directories of a path may be
+// symlinks resolving inside root. A path that matches nothing, or points
+// outside root, is not an error, like in gitlab-runner: files (regular
+// files and symlinks, not directories) is 0 then and the caller may skip the
+// upload. Entries are sorted by name; contents are streamed from disk to w.
 func Create(ctx context.Context, w io.Writer, root string, paths, exclude []string, untracked bool) (files int, err error) {
 	r, err := os.OpenRoot(root)
 	if err != nil {
@@ -258,10 +260,13 @@ func (c *collector) add(rel string, mode fs.FileMode) error {
 	return nil
 }
 
-// untracked adds the files git does not track (honouring .gitignore), as
-// `artifacts:untracked` does. The command line is fixed: no user input.
+// untracked adds the files git does not track, as `artifacts:untracked`
+// and `cache:untracked` do. Like gitlab-runner (`git ls-files -o -z`, see
+// gitlab-runner#3378 and GitLab's docs) this includes the files .gitignore
+// ignores: caching an ignored node_modules or vendor directory is the
+// common use. The command line is fixed: no user input reaches git.
 func (c *collector) untracked(root string) error {
-	cmd := exec.CommandContext(c.ctx, "git", "ls-files", "--others", "--exclude-standard", "-z")
+	cmd := exec.CommandContext(c.ctx, "git", "ls-files", "--others", "-z")
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

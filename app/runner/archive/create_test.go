@@ -205,13 +205,14 @@ func TestCreateUntracked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Files ignored by .gitignore are untracked too, as in GitLab.
 	b, n := create(t, root, nil, []string{"src/**"}, true)
-	want := []string{"-n", "build/out/bin", "new.txt", "we ird\nname"}
-	if got := names(t, b); !reflect.DeepEqual(got, want) || n != 4 {
+	want := []string{"-n", "build/out/bin", "build/x.ignored", "new.txt", "skip.ignored", "we ird\nname"}
+	if got := names(t, b); !reflect.DeepEqual(got, want) || n != 6 {
 		t.Errorf("untracked: %q (%d files), want %q", got, n, want)
 	}
-	// untracked plus paths.
-	b, n = create(t, root, []string{"tracked.txt"}, nil, true)
+	// untracked plus paths, minus excludes.
+	b, n = create(t, root, []string{"tracked.txt"}, []string{"**/*.ignored"}, true)
 	want = []string{"-n", "build/out/bin", "new.txt", "src/new.go", "tracked.txt", "we ird\nname"}
 	if got := names(t, b); !reflect.DeepEqual(got, want) || n != 6 {
 		t.Errorf("untracked+paths: %q (%d files), want %q", got, n, want)
