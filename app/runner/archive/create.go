@@ -18,7 +18,9 @@ import (
 	"os/exec"
 	"path"
 	"sort"
+	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 type kind int
@@ -53,16 +55,23 @@ type collector struct {
 // files and symlinks, not directories) is 0 then and the caller may skip the
 // upload. Entries are sorted by name; contents are streamed from disk to w.
 func Create(ctx context.Context, w io.Writer, root string, paths, exclude []string, untracked bool) (files int, err error) {
+	if root, err = filepath.Abs(root); err != nil {
+		return 0, fmt.Errorf("archive: root: %w", err)
+	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return 0, fmt.Errorf("archive: open root: %w", err)
 	}
 	defer r.Close()
+	ex, err := newMatcher(root, exclude)
+	if err != nil {
+		return 0, err
+	}
 	c := &collector{
 		ctx:     ctx,
 		root:    r,
 		fsys:    r.FS(),
-		exclude: newMatcher(root, exclude),
+		exclude: ex,
 		entries: map[string]kind{},
 		walked:  map[string]bool{},
 	}
@@ -71,7 +80,11 @@ func Create(ctx context.Context, w io.Writer, root string, paths, exclude []stri
 		if !ok {
 			continue
 		}
-		for _, e := range expandBraces(n) {
+		alts, err := expandBraces(n)
+		if err != nil {
+			return 0, fmt.Errorf("archive: path %q: %w", p, err)
+		}
+		for _, e := range alts {
 			if err := c.glob(".", splitPattern(e)); err != nil {
 				return 0, err
 			}
@@ -166,18 +179,12 @@ func (c *collector) isDir(rel string) bool {
 }
 
 // ignorable errors mean "no such path inside root": missing, not a
-// directory, or a symlink escaping root.
+// directory, a symlink loop, or a symlink escaping root (os.Root's error
+// for it is not exported).
 func ignorable(err error) bool {
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
-		return true
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		msg := pe.Err.Error()
-		return strings.Contains(msg, "not a directory") || strings.Contains(msg, "escapes") ||
-			strings.Contains(msg, "too many levels of symbolic links")
-	}
-	return false
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) ||
+		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) ||
+		strings.Contains(err.Error(), "path escapes from parent")
 }
 
 // addMatch adds a matched path: a directory with everything under it

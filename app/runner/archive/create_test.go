@@ -378,3 +378,26 @@ func (w *countWriter) Write(p []byte) (int, error) {
 	w.n += int64(len(p))
 	return len(p), nil
 }
+
+func TestCreateSymlinkLoop(t *testing.T) {
+	t.Parallel()
+	root := tree(t, map[string]string{"f": "f"})
+	symlink(t, "loop2", filepath.Join(root, "loop1"))
+	symlink(t, "loop1", filepath.Join(root, "loop2"))
+	symlink(t, ".", filepath.Join(root, "self"))
+	for _, p := range []string{"loop1/x", "loop1/*", "loop1/**", "self/self/self/f"} {
+		b, n := create(t, root, []string{p}, nil, false)
+		want := []string{}
+		if p == "self/self/self/f" {
+			want, n = []string{"self/self/self/f"}, n-1
+		}
+		if got := names(t, b); !reflect.DeepEqual(got, want) || n != 0 {
+			t.Errorf("%q: %q", p, got)
+		}
+	}
+	// "**" does not descend into links, so the self link is no cycle.
+	b, n := create(t, root, []string{"**"}, nil, false)
+	if got := names(t, b); !reflect.DeepEqual(got, []string{"f", "loop1", "loop2", "self"}) || n != 4 {
+		t.Errorf("**: %q (%d files)", got, n)
+	}
+}

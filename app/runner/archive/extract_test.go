@@ -30,7 +30,7 @@ func link(name, target string) ent {
 }
 func file(name, content string) ent { return ent{name: name, content: content} }
 
-func buildZip(t *testing.T, ents ...ent) []byte {
+func buildZip(t testing.TB, ents ...ent) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"fmt"
 	"path"
 	"strings"
 )
@@ -20,6 +21,7 @@ func normalizePattern(root, p string) (string, bool) {
 	}
 	if strings.HasPrefix(p, "/") {
 		r := strings.TrimSuffix(root, "/") + "/"
+		p = path.Clean(p) + "/"
 		if !strings.HasPrefix(p, r) {
 			return "", false
 		}
@@ -32,9 +34,21 @@ func normalizePattern(root, p string) (string, bool) {
 	return p, true
 }
 
+// maxAlternatives bounds brace expansion: "{a,b}" repeated 30 times would
+// otherwise be a billion patterns.
+const maxAlternatives = 1024
+
 // expandBraces expands "{a,b}" alternatives (nested ones too) into separate
 // patterns. An unbalanced brace is kept literally.
-func expandBraces(p string) []string {
+func expandBraces(p string) ([]string, error) {
+	out, err := expand(p, maxAlternatives)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func expand(p string, budget int) ([]string, error) {
 	open := -1
 	for i := 0; i < len(p); i++ {
 		if p[i] == '\\' {
@@ -47,7 +61,7 @@ func expandBraces(p string) []string {
 		}
 	}
 	if open < 0 {
-		return []string{p}
+		return []string{p}, nil
 	}
 	depth := 0
 	var alts []string
@@ -67,17 +81,28 @@ func expandBraces(p string) []string {
 			depth--
 			if depth == 0 {
 				alts = append(alts, p[start:i])
+				rests, err := expand(p[i+1:], budget)
+				if err != nil {
+					return nil, err
+				}
 				var out []string
-				for _, rest := range expandBraces(p[i+1:]) {
+				for _, rest := range rests {
 					for _, a := range alts {
-						out = append(out, expandBraces(p[:open]+a+rest)...)
+						more, err := expand(p[:open]+a+rest, budget-len(out))
+						if err != nil {
+							return nil, err
+						}
+						out = append(out, more...)
+						if len(out) > budget {
+							return nil, fmt.Errorf("more than %d alternatives in braces", maxAlternatives)
+						}
 					}
 				}
-				return out
+				return out, nil
 			}
 		}
 	}
-	return []string{p}
+	return []string{p}, nil
 }
 
 // splitPattern splits a normalized pattern into components, collapsing
@@ -153,18 +178,22 @@ func matchPath(pat []string, name []string) bool {
 // matcher is a set of compiled patterns (used for excludes).
 type matcher [][]string
 
-func newMatcher(root string, patterns []string) matcher {
+func newMatcher(root string, patterns []string) (matcher, error) {
 	var m matcher
 	for _, p := range patterns {
 		n, ok := normalizePattern(root, p)
 		if !ok {
 			continue
 		}
-		for _, e := range expandBraces(n) {
+		alts, err := expandBraces(n)
+		if err != nil {
+			return nil, fmt.Errorf("archive: exclude %q: %w", p, err)
+		}
+		for _, e := range alts {
 			m = append(m, splitPattern(e))
 		}
 	}
-	return m
+	return m, nil
 }
 
 func (m matcher) match(rel string) bool {
