@@ -17,8 +17,8 @@ import (
 	"os"
 	"os/exec"
 	"path"
-	"sort"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 )
