@@ -75,19 +75,13 @@ func Create(ctx context.Context, w io.Writer, root string, paths, exclude []stri
 		entries: map[string]kind{},
 		walked:  map[string]bool{},
 	}
-	for _, p := range paths {
-		n, ok := normalizePattern(root, p)
-		if !ok {
-			continue
-		}
-		alts, err := expandBraces(n)
-		if err != nil {
-			return 0, fmt.Errorf("archive: path %q: %w", p, err)
-		}
-		for _, e := range alts {
-			if err := c.glob(".", splitPattern(e)); err != nil {
-				return 0, err
-			}
+	patterns, err := compile(root, paths)
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range patterns {
+		if err := c.glob(".", p); err != nil {
+			return 0, err
 		}
 	}
 	if untracked {
@@ -111,6 +105,9 @@ func (c *collector) glob(dir string, comps []string) error {
 	if comp == "**" {
 		if err := c.glob(dir, rest); err != nil {
 			return err
+		}
+		if len(rest) == 0 {
+			return nil // dir was added with its whole subtree
 		}
 		ents, err := c.readDir(dir)
 		if err != nil {

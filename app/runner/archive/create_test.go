@@ -120,7 +120,8 @@ func TestCreateGlobs(t *testing.T) {
 		// Nothing matched is not an error: files is 0.
 		{[]string{"missing"}, []string{}, 0},
 		{[]string{"*.nope", "nope/**"}, []string{}, 0},
-		{[]string{"../outside", "/etc/passwd", ""}, []string{}, 0},
+		{[]string{"../outside", "/etc/passwd", "", "{..,nope}/*", "{../..,/etc}/passwd"}, []string{}, 0},
+		{[]string{"{..,dir}/x.txt"}, []string{"dir/x.txt"}, 1},
 		{[]string{"[unclosed"}, []string{}, 0},
 	}
 	for _, tc := range cases {

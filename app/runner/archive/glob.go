@@ -175,11 +175,11 @@ func matchPath(pat []string, name []string) bool {
 	return len(name) == 0
 }
 
-// matcher is a set of compiled patterns (used for excludes).
-type matcher [][]string
-
-func newMatcher(root string, patterns []string) (matcher, error) {
-	var m matcher
+// compile turns user patterns into component lists relative to root,
+// dropping those that point outside it (before and after brace expansion:
+// "{..,x}/y" must not reach the parent).
+func compile(root string, patterns []string) ([][]string, error) {
+	var out [][]string
 	for _, p := range patterns {
 		n, ok := normalizePattern(root, p)
 		if !ok {
@@ -187,13 +187,23 @@ func newMatcher(root string, patterns []string) (matcher, error) {
 		}
 		alts, err := expandBraces(n)
 		if err != nil {
-			return nil, fmt.Errorf("archive: exclude %q: %w", p, err)
+			return nil, fmt.Errorf("archive: path %q: %w", p, err)
 		}
-		for _, e := range alts {
-			m = append(m, splitPattern(e))
+		for _, a := range alts {
+			if a, ok = normalizePattern(root, a); ok {
+				out = append(out, splitPattern(a))
+			}
 		}
 	}
-	return m, nil
+	return out, nil
+}
+
+// matcher is a set of compiled patterns (used for excludes).
+type matcher [][]string
+
+func newMatcher(root string, patterns []string) (matcher, error) {
+	m, err := compile(root, patterns)
+	return matcher(m), err
 }
 
 func (m matcher) match(rel string) bool {
