@@ -41,6 +41,7 @@ type collector struct {
 	exclude matcher
 	entries map[string]kind
 	walked  map[string]bool // directories added with their whole subtree
+	buf     []byte          // copy buffer shared by all files
 }
 
 // Create writes to w a zip of the files under root that match the
@@ -411,7 +412,10 @@ func (c *collector) writeFile(zw *zip.Writer, name string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("archive: write %s: %w", name, err)
 	}
-	if _, err := io.Copy(fw, ctxReader{c.ctx, f}); err != nil {
+	if c.buf == nil {
+		c.buf = make([]byte, 32<<10)
+	}
+	if _, err := io.CopyBuffer(fw, ctxReader{c.ctx, f}, c.buf); err != nil {
 		return false, fmt.Errorf("archive: write %s: %w", name, err)
 	}
 	return true, nil
