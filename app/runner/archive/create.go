@@ -273,6 +273,16 @@ func (c *collector) add(rel string, mode fs.FileMode) error {
 func (c *collector) untracked(root string) error {
 	cmd := exec.CommandContext(c.ctx, "git", "ls-files", "--others", "-z")
 	cmd.Dir = root
+	// GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE inherited by the runner (from
+	// a hook, say) would make git describe another repository.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
