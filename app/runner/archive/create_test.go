@@ -111,6 +111,7 @@ func TestCreateGlobs(t *testing.T) {
 		{[]string{"ab[^1]"}, []string{"ab2", "abc"}, 2},
 		{[]string{"ab[a-z]"}, []string{"abc"}, 1},
 		{[]string{`a\*b`}, []string{"a*b"}, 1},
+		{[]string{`dir/x\.txt`, `\dir/su\b`}, []string{"dir/sub/", "dir/sub/y.txt", "dir/sub/z.bin", "dir/x.txt"}, 3},
 		{[]string{"{a,c}.txt"}, []string{"a.txt", "c.txt"}, 2},
 		{[]string{".h*"}, []string{".hidden"}, 1},
 		{[]string{"**/*.txt"}, []string{"a.txt", "c.txt", "dir/sub/y.txt", "dir/x.txt", "other/q.txt"}, 5},
