@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -189,5 +190,39 @@ func TestBuiltinRunner(t *testing.T) {
 	srv.JSON(t, "GET", "/runners/all", srv.RootToken, nil, 200, &list)
 	if len(list) != 1 || list[0].ID != again.ID || !list[0].IsShared {
 		t.Errorf("runners %+v, want the new instance runner %d", list, again.ID)
+	}
+}
+
+// TestBuiltinRunnerStopWaitsForJobs: stopping the server lets the
+// built-in runner finish its running job and report it before the HTTP
+// server shuts down (stop hooks run in reverse: the runner's first).
+func TestBuiltinRunnerStopWaitsForJobs(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	cfg.Listen = freeAddr(t)
+	cfg.ExternalURL = "http://" + cfg.Listen
+	cfg.Root.Password = apptest.RootPassword
+	cfg.CI.RegistrationToken = registrationToken
+	cfg.Runner.Builtin = true
+	cfg.Runner.Concurrent = 1
+	cfg.Runner.ShutdownTimeout = 20 * time.Second
+	srv, stop := serve(t, cfg)
+	p := newProject(t, srv, "stopping")
+	sha := p.push(map[string]string{".gitlab-ci.yml": "slow:\n  script: ['echo begun', 'sleep 2', 'echo finished']\n"})
+	plID := p.pipelineOf("main", sha)
+	jobs := p.waitJobs(plID, 15*time.Second, map[string]string{"slow": "running"}, "running")
+	p.waitTrace(jobs["slow"].ID, "begun", 10*time.Second)
+	start := time.Now()
+	stop()
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("the server stopped in %v, without waiting for the job", d)
+	}
+
+	srv, _ = serve(t, cfg)
+	p.srv = srv
+	jobs = p.waitJobs(plID, time.Second, map[string]string{"slow": "success"}, "success")
+	if tr := p.trace(jobs["slow"].ID); !strings.Contains(tr, "finished") {
+		t.Errorf("trace:\n%s", tr)
 	}
 }
