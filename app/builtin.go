@@ -122,6 +122,8 @@ func runBuiltin(ctx context.Context, cfg config.Config, log *zap.Logger) {
 // settings (URL, concurrency, builds directory, shutdown timeout) win over
 // the file's.
 func builtinConfig(ctx context.Context, cfg config.Config, url, path string) (runner.Config, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	rc, err := runner.LoadConfig(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rc, fmt.Errorf("read %s: %w", path, err)

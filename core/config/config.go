@@ -198,8 +198,8 @@ func (c *Config) Validate() error {
 	if c.Runner.Concurrent <= 0 {
 		errs = append(errs, errors.New("runner.concurrent must be positive"))
 	}
-	if c.Runner.ShutdownTimeout < 0 {
-		errs = append(errs, errors.New("runner.shutdown_timeout must not be negative"))
+	if c.Runner.ShutdownTimeout <= 0 {
+		errs = append(errs, errors.New("runner.shutdown_timeout must be positive"))
 	}
 	return errors.Join(errs...)
 }

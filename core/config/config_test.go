@@ -26,10 +26,10 @@ func TestValidateRunner(t *testing.T) {
 		edit func(*config.Runner)
 		want string
 	}{
-		"zero concurrency":  {func(r *config.Runner) { r.Concurrent = 0 }, "runner.concurrent"},
-		"negative timeout":  {func(r *config.Runner) { r.ShutdownTimeout = -time.Second }, "runner.shutdown_timeout"},
-		"builtin is fine":   {func(r *config.Runner) { r.Builtin = true; r.BuildsDir = "/tmp/b" }, ""},
-		"zero wait is fine": {func(r *config.Runner) { r.ShutdownTimeout = 0 }, ""},
+		"zero concurrency": {func(r *config.Runner) { r.Concurrent = 0 }, "runner.concurrent"},
+		"negative timeout": {func(r *config.Runner) { r.ShutdownTimeout = -time.Second }, "runner.shutdown_timeout"},
+		"builtin is fine":  {func(r *config.Runner) { r.Builtin = true; r.BuildsDir = "/tmp/b" }, ""},
+		"zero timeout":     {func(r *config.Runner) { r.ShutdownTimeout = 0 }, "runner.shutdown_timeout"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
