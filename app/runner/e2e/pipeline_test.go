@@ -30,6 +30,7 @@ build:
   script:
     - echo "global=$GLOBAL_VAR job=$JOB_VAR"
     - echo "secret=$SECRET_VAR"
+    - echo "token=$CI_JOB_TOKEN"
     - mkdir -p out
     - echo "built $CI_COMMIT_SHA" > out/build.txt
   artifacts:
@@ -80,7 +81,7 @@ func TestPipelineEndToEnd(t *testing.T) {
 
 		build, unit, lint := jobs["build"], jobs["unit"], jobs["lint"]
 		tr := p.trace(build.ID)
-		for _, want := range []string{"global=global-value job=job-value", "secret=[MASKED]", "Job succeeded"} {
+		for _, want := range []string{"global=global-value job=job-value", "secret=[MASKED]", "token=[MASKED]", "Job succeeded"} {
 			if !strings.Contains(tr, want) {
 				t.Errorf("trace of build lacks %q:\n%s", want, tr)
 			}
