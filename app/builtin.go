@@ -35,7 +35,8 @@ const RunnerConfigFile = "runner.yml"
 // the runner finishes (or cancels) its jobs and reports them before the
 // server shuts down. When ci.registration_token is empty a random one is
 // generated for this run (it registers the runner the first time; later
-// starts reuse <data_dir>/runner.yml and need none).
+// starts reuse <data_dir>/runner.yml and need none). Handler never adds
+// it: without a listener there is nothing to talk to.
 func BuiltinRunner(cfg config.Config) fx.Option {
 	if !cfg.Runner.Builtin {
 		return fx.Options()
