@@ -159,10 +159,18 @@ func runnerRunCmd(configFile *string) *cobra.Command {
 			defer stop()
 			sigs := make(chan os.Signal, 2)
 			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+			finished := make(chan struct{})
+			defer close(finished)
 			defer signal.Stop(sigs)
 			go func() {
 				first := true
-				for sig := range sigs {
+				for {
+					var sig os.Signal
+					select {
+					case <-finished:
+						return
+					case sig = <-sigs:
+					}
 					if first {
 						first = false
 						log.Info("stopping: no new jobs, waiting for the running ones",
