@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +59,9 @@ type fake struct {
 	finished     map[int64]chan update
 	unregistered bool
 	refused      int // 416 answers
+	artifacts    map[int64][]byte
+	uploads      map[int64]url.Values // query of each upload
+	chunked      map[int64]bool       // the upload came without a Content-Length
 
 	repoRoot string // bare repositories for git http-backend
 }
@@ -68,6 +72,7 @@ func newFake(t *testing.T) *fake {
 		t: t, regToken: "GR1348941reg", runnerToken: "glrt-fake-runner-token",
 		traces: map[int64][]byte{}, patches: map[int64]int{}, updates: map[int64][]update{},
 		jobStatus: map[int64]string{}, finished: map[int64]chan update{}, repoRoot: t.TempDir(),
+		artifacts: map[int64][]byte{}, uploads: map[int64]url.Values{}, chunked: map[int64]bool{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v4/runners", f.register)
@@ -76,6 +81,8 @@ func newFake(t *testing.T) *fake {
 	mux.HandleFunc("POST /api/v4/jobs/request", f.request)
 	mux.HandleFunc("PUT /api/v4/jobs/{id}", f.updateJob)
 	mux.HandleFunc("PATCH /api/v4/jobs/{id}/trace", f.patchTrace)
+	mux.HandleFunc("POST /api/v4/jobs/{id}/artifacts", f.upload)
+	mux.HandleFunc("GET /api/v4/jobs/{id}/artifacts", f.download)
 	mux.Handle("/", f.git())
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
@@ -244,6 +251,44 @@ func (f *fake) patchTrace(w http.ResponseWriter, r *http.Request) {
 		f.onPatch(id, f.patches[id])
 	}
 	w.WriteHeader(202)
+}
+
+func (f *fake) upload(w http.ResponseWriter, r *http.Request) {
+	file, _, err := r.FormFile("file")
+	if err != nil {
+		writeJSON(w, 400, map[string]string{"message": "400 (Bad request) \"file\" not given"})
+		return
+	}
+	data, _ := io.ReadAll(file)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id, ok := f.jobAuth(w, r)
+	if !ok {
+		return
+	}
+	f.artifacts[id] = data
+	f.uploads[id] = r.URL.Query()
+	f.chunked[id] = r.ContentLength == -1
+	writeJSON(w, 201, map[string]any{})
+}
+
+// download serves a job's artifacts to its own token (as a dependency's
+// token is that job's).
+func (f *fake) download(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r.Header.Get("JOB-TOKEN") != jobToken(id) {
+		writeJSON(w, 403, map[string]string{"message": "403 Forbidden"})
+		return
+	}
+	data, ok := f.artifacts[id]
+	if !ok {
+		writeJSON(w, 404, map[string]string{"message": "404 Not Found"})
+		return
+	}
+	w.Header().Set("Content-Type", "application/zip")
+	_, _ = w.Write(data)
 }
 
 // git serves the bare repositories under repoRoot with git http-backend,

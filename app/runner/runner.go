@@ -21,10 +21,13 @@ type Runner struct {
 	HTTP   *http.Client // nil: http.DefaultClient
 
 	// Intervals, zero for gitlab-runner's defaults; tests shorten them.
-	PollInterval      time.Duration // between requests when idle (3 s)
-	MaxBackoff        time.Duration // cap of the backoff on errors (60 s)
-	TraceInterval     time.Duration // between trace patches (1 s)
-	HeartbeatInterval time.Duration // between heartbeats (3 s)
+	PollInterval  time.Duration // between requests when idle (3 s)
+	MaxBackoff    time.Duration // cap of the backoff on errors (60 s)
+	TraceInterval time.Duration // between trace patches (1 s)
+	// HeartbeatInterval is between heartbeats (2 s): with the trace ticks
+	// it bounds how late a cancel is seen, and a cancel must kill the job
+	// within 5 s.
+	HeartbeatInterval time.Duration
 	KillGrace         time.Duration // SIGTERM to SIGKILL (2 s)
 	FinalTimeout      time.Duration // retrying the end of a job (5 min)
 
@@ -58,13 +61,12 @@ func (r *Runner) pollInterval() time.Duration  { return orDefault(r.PollInterval
 func (r *Runner) maxBackoff() time.Duration    { return orDefault(r.MaxBackoff, 60*time.Second) }
 func (r *Runner) traceInterval() time.Duration { return orDefault(r.TraceInterval, time.Second) }
 func (r *Runner) heartbeatInterval() time.Duration {
-	return orDefault(r.HeartbeatInterval, 3*time.Second)
+	return orDefault(r.HeartbeatInterval, 2*time.Second)
 }
 func (r *Runner) finalTimeout() time.Duration { return orDefault(r.FinalTimeout, 5*time.Minute) }
 
 // Abort cancels the running jobs at once (they are killed and reported
-// failed with runner_system_failure). Run still returns only when ctx is
-// done.
+// failed with runner_system_failure) and stops polling: Run returns.
 func (r *Runner) Abort() {
 	r.init()
 	r.hardOff(errRunnerStopped)
@@ -89,6 +91,8 @@ poll:
 		select {
 		case <-ctx.Done():
 			break poll
+		case <-r.hard.Done():
+			break poll
 		case slot = <-slots:
 		}
 		// Not canceled with ctx: a job handed out while the runner stops is
@@ -112,6 +116,8 @@ poll:
 			}
 			select {
 			case <-ctx.Done():
+				break poll
+			case <-r.hard.Done():
 				break poll
 			case <-time.After(wait):
 			}

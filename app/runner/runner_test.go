@@ -442,3 +442,124 @@ func TestJobEnvIsTheJobsOnly(t *testing.T) {
 		t.Fatal("no PATH")
 	}
 }
+
+func TestArtifactsAndCache(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	sha := f.repo(map[string]string{"tracked.txt": "t"})
+	r := f.runner(t, 1)
+	start(t, r)
+
+	build := f.job(21, sha, "mkdir -p out vendor", "echo payload > out/a.txt", "echo other > other.txt", "echo dep > vendor/dep")
+	build.Artifacts = []Artifact{{Name: "a", Paths: []string{"out/"}, When: "on_success", Type: "archive", Format: "zip", ExpireIn: "1 week"}}
+	build.Cache = []CacheSpec{{Key: "deps-$CI_PROJECT_PATH", Paths: []string{"vendor/"}, Policy: "pull-push"}}
+	if u := wait(t, f.enqueue(build)[21], 20*time.Second); u.State != "success" {
+		t.Fatalf("build %+v\n%s", u, f.trace(21))
+	}
+	f.mu.Lock()
+	zipped, query, chunked := f.artifacts[21], f.uploads[21], f.chunked[21]
+	f.mu.Unlock()
+	if len(zipped) == 0 || query.Get("artifact_format") != "zip" || query.Get("artifact_type") != "archive" ||
+		query.Get("expire_in") != "1 week" || !chunked {
+		t.Fatalf("upload: %d bytes, query %v, chunked %v", len(zipped), query, chunked)
+	}
+
+	// The consumer gets the artifacts unpacked and the cache restored after
+	// git clean removed the untracked vendor/ of the build.
+	test := f.job(22, sha, "cat out/a.txt", "cat vendor/dep", "test ! -e other.txt")
+	dep := Dependency{ID: 21, Token: jobToken(21), Name: "build"}
+	dep.ArtifactsFile = &struct {
+		Filename string `json:"filename"`
+		Size     int64  `json:"size"`
+	}{"artifacts.zip", int64(len(zipped))}
+	test.Dependencies = []Dependency{dep}
+	test.Cache = []CacheSpec{{Key: "deps-$CI_PROJECT_PATH", Paths: []string{"vendor/"}, Policy: "pull"}}
+	if u := wait(t, f.enqueue(test)[22], 20*time.Second); u.State != "success" {
+		t.Fatalf("test %+v\n%s", u, f.trace(22))
+	}
+	if tr := f.trace(22); !strings.Contains(tr, "\npayload\n") || !strings.Contains(tr, "\ndep\n") {
+		t.Fatalf("test trace:\n%s", tr)
+	}
+
+	// A failing job uploads its on_failure artifacts, not its on_success ones.
+	failing := f.job(23, sha, "mkdir -p logs out", "echo log > logs/l.txt", "echo x > out/x", "exit 1")
+	failing.Artifacts = []Artifact{
+		{Name: "s", Paths: []string{"out/"}, When: "on_success", Type: "archive", Format: "zip"},
+		{Name: "f", Paths: []string{"logs/"}, When: "on_failure", Type: "archive", Format: "zip"},
+	}
+	if u := wait(t, f.enqueue(failing)[23], 20*time.Second); u.State != "failed" || u.FailureReason != ScriptFailure {
+		t.Fatalf("failing %+v", u)
+	}
+	f.mu.Lock()
+	data := f.artifacts[23]
+	f.mu.Unlock()
+	if !bytes.Contains(data, []byte("logs/l.txt")) || bytes.Contains(data, []byte("out/x")) {
+		t.Fatalf("on_failure artifacts: %q", data)
+	}
+}
+
+func TestConcurrentJobs(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	sha := f.repo(map[string]string{"a": "a"})
+	var jobs []*Job
+	for id := int64(31); id <= 33; id++ {
+		jobs = append(jobs, f.job(id, sha, "sleep 1.5", "pwd"))
+	}
+	done := f.enqueue(jobs...)
+	began := time.Now()
+	start(t, f.runner(t, 3))
+	dirs := map[string]bool{}
+	for id, ch := range done {
+		if u := wait(t, ch, 20*time.Second); u.State != "success" {
+			t.Fatalf("job %d: %+v", id, u)
+		}
+		tr := f.trace(id)
+		i := strings.Index(tr, "$ pwd")
+		line := strings.SplitN(tr[i:], "\n", 3)[1]
+		dirs[line] = true
+	}
+	if d := time.Since(began); d > 4*time.Second {
+		t.Fatalf("three 1.5 s jobs with concurrency 3 took %s", d)
+	}
+	if len(dirs) != 3 {
+		t.Fatalf("jobs shared build directories: %v", dirs)
+	}
+}
+
+func TestShutdownWaitsThenAborts(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	sha := f.repo(map[string]string{"a": "a"})
+	short := f.job(41, sha, "sleep 1", "echo short-done")
+	long := f.job(42, sha, "echo long-started", "sleep 600")
+	done := f.enqueue(short, long)
+	r := f.runner(t, 2)
+	r.Config.ShutdownTimeout = 2 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- r.Run(ctx) }()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(f.trace(42), "long-started") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	// No new job is taken once stopping.
+	f.enqueue(f.job(43, sha, "echo never"))
+	if u := wait(t, done[41], 10*time.Second); u.State != "success" {
+		t.Fatalf("the running short job %+v", u)
+	}
+	if u := wait(t, done[42], 10*time.Second); u.State != "failed" || u.FailureReason != RunnerSystemFailure {
+		t.Fatalf("the long job after the shutdown timeout %+v", u)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.queue) != 1 {
+		t.Fatalf("a job was taken while stopping")
+	}
+}

@@ -28,7 +28,8 @@ func (j *jobRun) sendLoop(stop <-chan struct{}) {
 		if err := j.pushTrace(j.abortCtx); err != nil && j.abortCtx.Err() == nil {
 			j.log.Warn("trace patch failed", zap.Error(err))
 		}
-		if time.Since(lastBeat) >= j.r.heartbeatInterval() {
+		// Half a tick of slack: a heartbeat is never a whole tick late.
+		if time.Since(lastBeat) >= j.r.heartbeatInterval()-j.r.traceInterval()/2 {
 			lastBeat = time.Now()
 			res, err := j.r.client().UpdateJob(j.abortCtx, j.job.ID, j.job.Token, UpdateInput{State: "running", Trace: j.trace.bytes()[:j.sent]})
 			if err != nil {
