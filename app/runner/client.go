@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Version is what the runner reports as its version.
@@ -113,7 +114,20 @@ func (c *Client) doJSON(ctx context.Context, method, path, tokenHeader, token st
 	if tokenHeader != "" && token != "" {
 		h.Set(tokenHeader, token)
 	}
+	ctx, cancel := callContext(ctx)
+	defer cancel()
 	return c.do(ctx, method, path, h, bytes.NewReader(raw))
+}
+
+// callTimeout bounds a protocol call whose context has no deadline: a
+// server that hangs must not stop heartbeats for good.
+const callTimeout = 2 * time.Minute
+
+func callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, callTimeout)
 }
 
 // decode parses a JSON success body; like gitlab-runner, it refuses a
@@ -283,6 +297,8 @@ func (c *Client) PatchTrace(ctx context.Context, id int64, jobToken string, star
 	h.Set("JOB-TOKEN", jobToken)
 	h.Set("Content-Range", fmt.Sprintf("%d-%d", start, start+len(data)-1))
 	path := "jobs/" + strconv.FormatInt(id, 10) + "/trace"
+	ctx, cancel := callContext(ctx)
+	defer cancel()
 	r, err := c.do(ctx, "PATCH", path, h, bytes.NewReader(data))
 	if err != nil {
 		return UpdateResult{End: -1}, err

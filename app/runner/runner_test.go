@@ -220,7 +220,11 @@ func TestCancelKillsTheProcessTree(t *testing.T) {
 	)
 	job.Steps = append(job.Steps, Step{Name: "after_script", Script: []string{"echo after-cancel"}, Timeout: 60, When: "always"})
 	done := f.enqueue(job)
-	start(t, f.runner(t, 1))
+	r := f.runner(t, 1)
+	// The production intervals: the job prints nothing while it sleeps, so
+	// only heartbeats can bring the cancel.
+	r.TraceInterval, r.HeartbeatInterval = 0, 0
+	start(t, r)
 
 	var procs []int
 	deadline := time.Now().Add(15 * time.Second)
@@ -243,12 +247,14 @@ func TestCancelKillsTheProcessTree(t *testing.T) {
 			t.Fatalf("process %d is not running before the cancel", pid)
 		}
 	}
+	time.Sleep(1200 * time.Millisecond) // the trace is sent: only a heartbeat can tell now
 	canceled := time.Now()
 	f.setStatus(15, "canceling")
 	u := wait(t, done[15], 5*time.Second)
 	if u.State != "failed" || u.FailureReason != JobCanceled {
 		t.Fatalf("final update %+v", u)
 	}
+	t.Logf("canceled job reported after %s", time.Since(canceled))
 	for _, pid := range procs {
 		for alive(pid) && time.Since(canceled) < 5*time.Second {
 			time.Sleep(20 * time.Millisecond)

@@ -84,6 +84,13 @@ func (j *jobRun) finish(res result) {
 	j.trace.close()
 	ctx := context.WithoutCancel(j.abortCtx)
 	deadline := time.Now().Add(j.r.finalTimeout())
+	if errors.Is(context.Cause(j.abortCtx), errRunnerStopped) {
+		// The runner is stopping hard: one short try.
+		deadline = time.Now().Add(10 * time.Second)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	wait := j.r.traceInterval()
 	for {
 		err := j.pushTrace(ctx)
