@@ -169,6 +169,10 @@ func (j *jobRun) run() result {
 		if step.Name == "after_script" {
 			continue
 		}
+		if r, stopped := j.stopped(); stopped {
+			res = r
+			break
+		}
 		end := j.section("step_"+sectionName(step.Name), "Executing \""+step.Name+"\" stage of the job script")
 		code, err := p.runScript(j.workCtx, tmpDir, "step_"+sectionName(step.Name), step.Script)
 		end()
@@ -272,10 +276,7 @@ func projectPath(job *Job) string {
 
 // prepare makes the build directory and the job's environment.
 func (j *jobRun) prepare() (env []string, projectDir, tmpDir string, err error) {
-	base, err := filepath.Abs(j.r.Config.BuildsDir)
-	if err != nil {
-		return nil, "", "", err
-	}
+	base := j.r.Config.BuildsDir
 	// One directory per concurrency slot: two jobs of one project never
 	// share a work tree.
 	buildsDir := filepath.Join(base, strconv.FormatInt(j.r.Config.ID, 10), strconv.Itoa(j.slot))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -43,6 +44,12 @@ func (r *Runner) init() {
 			r.Log = zap.NewNop()
 		}
 		r.Config.defaults()
+		// Jobs see these paths: make them absolute once.
+		for _, d := range []*string{&r.Config.BuildsDir, &r.Config.CacheDir} {
+			if abs, err := filepath.Abs(*d); err == nil {
+				*d = abs
+			}
+		}
 		r.cl = &Client{URL: r.Config.URL, HTTP: r.HTTP, SystemID: r.Config.SystemID}
 		r.hard, r.hardOff = context.WithCancelCause(context.Background())
 	})

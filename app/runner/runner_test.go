@@ -569,3 +569,22 @@ func TestShutdownWaitsThenAborts(t *testing.T) {
 		t.Fatalf("a job was taken while stopping")
 	}
 }
+
+func TestLargeTraceInPatchesOfAtMost1MiB(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	sha := f.repo(map[string]string{"a": "a"})
+	// 2.5 MiB at once: three patches at least, each checked by the fake.
+	done := f.enqueue(f.job(51, sha, "head -c 2621440 /dev/zero | tr '\\0' a", "echo", "echo tail-line"))
+	start(t, f.runner(t, 1))
+	u := wait(t, done[51], 20*time.Second)
+	tr := f.trace(51)
+	if u.State != "success" || u.Bytesize != len(tr) || strings.Count(tr, "a") < 2621440 || !strings.Contains(tr, "tail-line") {
+		t.Fatalf("final %+v, trace of %d bytes", u, len(tr))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.patches[51] < 3 {
+		t.Fatalf("%d patches", f.patches[51])
+	}
+}
