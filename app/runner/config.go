@@ -16,7 +16,20 @@ import (
 )
 
 // Config is the runner's configuration file (YAML). Token is the runner
-// authentication token: the file is written with mode 0600.
+// authentication token: the file is written with mode 0600. Example, as
+// `hearth runner register` writes it:
+//
+//	url: http://localhost:8080
+//	token: glrt-...
+//	id: 1
+//	system_id: s_0123456789ab
+//	description: hearth-runner on build-host
+//	tags: [linux, shell]
+//	run_untagged: false
+//	concurrent: 2                # jobs at once
+//	builds_dir: /var/lib/hearth-runner/builds   # default ./builds
+//	cache_dir: /var/lib/hearth-runner/cache     # default ./cache
+//	shutdown_timeout: 30s        # how long a stop waits for running jobs
 type Config struct {
 	URL             string        `yaml:"url"`
 	Token           string        `yaml:"token"`

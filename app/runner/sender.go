@@ -46,10 +46,14 @@ func (j *jobRun) sendLoop(stop <-chan struct{}) {
 // pushTrace sends the trace bytes the server does not hold yet, at most
 // maxPatch bytes a request, resuming where a 416 says.
 func (j *jobRun) pushTrace(ctx context.Context) error {
-	for {
+	for tries := 0; ; tries++ {
 		data := j.trace.bytes()
 		if j.sent >= len(data) {
 			return nil
+		}
+		if tries > len(data)/maxPatch+4 {
+			// A server that keeps moving the offset back: try again later.
+			return fmt.Errorf("trace patches make no progress at %d of %d bytes", j.sent, len(data))
 		}
 		chunk := data[j.sent:min(len(data), j.sent+maxPatch)]
 		res, err := j.r.client().PatchTrace(ctx, j.job.ID, j.job.Token, j.sent, chunk)
@@ -65,7 +69,7 @@ func (j *jobRun) pushTrace(ctx context.Context) error {
 				j.sent += len(chunk)
 			}
 		case http.StatusRequestedRangeNotSatisfiable:
-			if res.End < 0 || res.End > len(data) {
+			if res.End < 0 || res.End > len(data) || res.End == j.sent {
 				return fmt.Errorf("trace patch refused with range %d of %d bytes", res.End, len(data))
 			}
 			j.log.Debug("trace resumed", zap.Int("from", j.sent), zap.Int("to", res.End))

@@ -40,13 +40,18 @@ func ctxOf(cmd *cobra.Command) context.Context {
 }
 
 func runnerRegisterCmd(configFile *string) *cobra.Command {
-	var url, regToken, tags, description string
+	var url, regToken, tags, description, buildsDir, cacheDir string
 	var runUntagged, locked bool
+	var concurrent int
 	cmd := &cobra.Command{
 		Use:   "register",
 		Short: "Register a runner with a registration token and write its configuration file",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c := runner.Config{URL: strings.TrimRight(url, "/"), Description: description, RunUntagged: runUntagged, SystemID: runner.NewSystemID()}
+			c := runner.Config{
+				URL: strings.TrimRight(url, "/"), Description: description, RunUntagged: runUntagged,
+				SystemID: runner.NewSystemID(), Concurrent: concurrent, BuildsDir: buildsDir, CacheDir: cacheDir,
+				ShutdownTimeout: runner.DefaultShutdownTimeout,
+			}
 			for _, t := range strings.Split(tags, ",") {
 				if t = strings.TrimSpace(t); t != "" {
 					c.Tags = append(c.Tags, t)
@@ -83,6 +88,9 @@ func runnerRegisterCmd(configFile *string) *cobra.Command {
 	f.BoolVar(&runUntagged, "run-untagged", false, "also run jobs without tags (always on when there are no tags)")
 	f.BoolVar(&locked, "locked", false, "lock the runner to its project")
 	f.StringVar(&description, "description", "", "the runner's description")
+	f.IntVar(&concurrent, "concurrent", runner.DefaultConcurrent, "jobs run at once")
+	f.StringVar(&buildsDir, "builds-dir", runner.DefaultBuildsDir, "where jobs check out their projects")
+	f.StringVar(&cacheDir, "cache-dir", runner.DefaultCacheDir, "where caches are kept")
 	_ = cmd.MarkFlagRequired("url")
 	_ = cmd.MarkFlagRequired("registration-token")
 	return cmd

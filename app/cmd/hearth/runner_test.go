@@ -87,7 +87,8 @@ func TestRunnerCommands(t *testing.T) {
 		t.Fatalf("config file: %v %v", st, err)
 	}
 	data, _ := os.ReadFile(cfg)
-	if !strings.Contains(string(data), "glrt-cli-token") || !strings.Contains(string(data), "- a") {
+	if !strings.Contains(string(data), "glrt-cli-token") || !strings.Contains(string(data), "- a") ||
+		!strings.Contains(string(data), "shutdown_timeout: 30s") || !strings.Contains(string(data), "concurrent: 1") {
 		t.Fatalf("config:\n%s", data)
 	}
 	if out, err := run(ctx, "runner", "verify", "--config", cfg); err != nil || !strings.Contains(out, "Runner 9 is valid") {
