@@ -145,7 +145,7 @@ func (j *jobRun) run() result {
 	p := proc{dir: projectDir, env: env, out: j.trace, grace: j.r.KillGrace}
 
 	end := j.section("get_sources", "Getting source from Git repository")
-	err = j.gitSources(projectDir)
+	err = j.gitSources(projectDir, env)
 	end()
 	if err != nil {
 		if r, stopped := j.stopped(); stopped {

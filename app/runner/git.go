@@ -55,11 +55,29 @@ func gitEnv() []string {
 }
 
 // gitSources fetches the job's refspecs into projectDir and checks out
-// its SHA. A broken work tree is wiped and fetched again once.
-func (j *jobRun) gitSources(projectDir string) error {
+// its SHA. A broken work tree is wiped and fetched again once. The job's
+// GIT_STRATEGY variable works as in gitlab-runner: "none" leaves the
+// directory alone, "clone" starts from an empty one, "fetch" (the
+// default) reuses it.
+func (j *jobRun) gitSources(projectDir string, env []string) error {
 	fetch, sha, err := gitArgs(j.job)
 	if err != nil {
 		return err
+	}
+	switch strategy := envValue(env, "GIT_STRATEGY"); strategy {
+	case "none":
+		j.printf("Skipping Git repository setup (GIT_STRATEGY=none)")
+		return nil
+	case "clone":
+		if err := os.RemoveAll(projectDir); err != nil {
+			return fmt.Errorf("clean the work tree: %w", err)
+		}
+		if err := os.MkdirAll(projectDir, 0o700); err != nil {
+			return err
+		}
+	case "", "fetch":
+	default:
+		return fmt.Errorf("unknown GIT_STRATEGY %q", strategy)
 	}
 	p := proc{dir: projectDir, env: gitEnv(), out: j.trace, grace: j.r.KillGrace}
 	git := func(args ...string) error {

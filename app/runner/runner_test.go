@@ -171,6 +171,13 @@ func TestScriptFailure(t *testing.T) {
 		!strings.Contains(tr, "exit code 3") {
 		t.Fatalf("trace:\n%s", tr)
 	}
+	// GIT_STRATEGY=none: no git at all (the repository is not even there).
+	none := f.job(14, sha, "test ! -e .git", "echo no-git")
+	none.GitInfo.RepoURL = "http://gitlab-ci-token:x@127.0.0.1:1/nowhere.git"
+	none.Variables = append(none.Variables, Variable{Key: "GIT_STRATEGY", Value: "none", Public: true})
+	if u := wait(t, f.enqueue(none)[14], 20*time.Second); u.State != "success" {
+		t.Fatalf("GIT_STRATEGY=none: %+v\n%s", u, f.trace(14))
+	}
 	// A SHA that is not 40 hex digits never reaches git.
 	u = wait(t, done[13], 20*time.Second)
 	if u.State != "failed" || u.FailureReason != RunnerSystemFailure || !strings.Contains(f.trace(13), "invalid commit SHA") {

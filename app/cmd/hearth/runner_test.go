@@ -4,14 +4,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hearth-forge/hearth/app/runner"
 )
 
 // TestRunnerCommands drives register, verify, run and unregister against
@@ -128,4 +136,183 @@ func TestRunnerCommands(t *testing.T) {
 	if _, err := run(ctx, "runner", "verify", "--config", cfg); err == nil {
 		t.Fatal("verify without a config succeeded")
 	}
+}
+
+// TestRunnerHelperProcess is `hearth` itself when re-executed by a test
+// with HEARTH_TEST_MAIN_ARGS set (one argument a line).
+func TestRunnerHelperProcess(t *testing.T) {
+	args := os.Getenv("HEARTH_TEST_MAIN_ARGS")
+	if args == "" {
+		t.Skip("only a helper process")
+	}
+	cmd := rootCmd()
+	cmd.SetArgs(strings.Split(args, "\n"))
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "hearth:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// jobServer is a protocol server handing out shell jobs that need no git.
+type jobServer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	queue    []string // scripts
+	next     int64
+	traces   map[int64]string
+	final    map[int64]string // state/failure_reason
+	requests int
+}
+
+func newJobServer(t *testing.T) *jobServer {
+	s := &jobServer{traces: map[int64]string{}, final: map[int64]string{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v4/jobs/request", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.requests++
+		if len(s.queue) == 0 {
+			w.WriteHeader(204)
+			return
+		}
+		script := s.queue[0]
+		s.queue = s.queue[1:]
+		s.next++
+		id := s.next
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(201)
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": id, "token": fmt.Sprintf("glcbt-%d", id),
+			"job_info":    map[string]any{"id": id, "name": "j", "project_id": 1},
+			"git_info":    map[string]any{"repo_url": "http://x:y@127.0.0.1:1/g/p.git", "sha": strings.Repeat("a", 40), "ref": "main"},
+			"runner_info": map[string]any{"timeout": 600},
+			"variables":   []map[string]any{{"key": "GIT_STRATEGY", "value": "none", "public": true}},
+			"steps":       []map[string]any{{"name": "script", "script": []string{script}, "timeout": 600, "when": "on_success"}},
+		})
+	})
+	mux.HandleFunc("PUT /api/v4/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
+		var b struct {
+			State         string `json:"state"`
+			FailureReason string `json:"failure_reason"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&b)
+		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		s.mu.Lock()
+		if b.State != "running" {
+			s.final[id] = b.State + "/" + b.FailureReason
+		}
+		s.mu.Unlock()
+		w.Header().Set("Job-Status", "running")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		_, _ = w.Write([]byte("{}"))
+	})
+	mux.HandleFunc("PATCH /api/v4/jobs/{id}/trace", func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		s.mu.Lock()
+		s.traces[id] += string(data)
+		n := len(s.traces[id])
+		s.mu.Unlock()
+		w.Header().Set("Job-Status", "running")
+		w.Header().Set("Range", fmt.Sprintf("0-%d", n))
+		w.WriteHeader(202)
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *jobServer) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		s.mu.Lock()
+		ok := cond()
+		s.mu.Unlock()
+		if ok {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// startRunner runs `hearth runner run` in a child process.
+func startRunner(t *testing.T, url string) (*exec.Cmd, chan error) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "runner.yml")
+	c := runner.Config{URL: url, Token: "glrt-signals", BuildsDir: filepath.Join(dir, "builds"), ShutdownTimeout: 20 * time.Second}
+	if err := c.Save(cfg); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunnerHelperProcess$")
+	cmd.Env = append(os.Environ(), "HEARTH_TEST_MAIN_ARGS="+strings.Join([]string{"runner", "run", "--config", cfg}, "\n"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("runner output:\n%s", out.String())
+		}
+	})
+	return cmd, done
+}
+
+func TestRunnerSignals(t *testing.T) {
+	t.Parallel()
+	t.Run("SIGTERM waits for the running job", func(t *testing.T) {
+		t.Parallel()
+		s := newJobServer(t)
+		s.queue = []string{"echo started; sleep 1.5; echo finished"}
+		cmd, done := startRunner(t, s.URL)
+		s.waitFor(t, "the job to start", func() bool { return strings.Contains(s.traces[1], "started") })
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		time.Sleep(200 * time.Millisecond)
+		s.mu.Lock()
+		s.queue = append(s.queue, "echo never")
+		s.mu.Unlock()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("exit: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatal("the runner did not stop")
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.final[1] != "success/" || !strings.Contains(s.traces[1], "finished") || len(s.queue) != 1 {
+			t.Fatalf("final %q, queue %v, trace:\n%s", s.final[1], s.queue, s.traces[1])
+		}
+	})
+	t.Run("a second SIGINT cancels the running job", func(t *testing.T) {
+		t.Parallel()
+		s := newJobServer(t)
+		s.queue = []string{"echo started; sleep 600"}
+		cmd, done := startRunner(t, s.URL)
+		s.waitFor(t, "the job to start", func() bool { return strings.Contains(s.traces[1], "started") })
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		time.Sleep(300 * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("exit: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the runner did not stop")
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.final[1] != "failed/runner_system_failure" {
+			t.Fatalf("final %q", s.final[1])
+		}
+	})
 }
