@@ -430,6 +430,18 @@ func TestMaskerSplitSecrets(t *testing.T) {
 	}
 }
 
+func TestTraceMasksByteByByte(t *testing.T) {
+	t.Parallel()
+	tr := newTrace([]string{"glcbt-token-1", "", "p@ss"})
+	for _, b := range []byte("x glcbt-token-1 y p@ssp@ss z glcbt-token-") {
+		_, _ = tr.Write([]byte{b})
+	}
+	tr.close()
+	if got := string(tr.bytes()); got != "x [MASKED] y [MASKED][MASKED] z glcbt-token-" {
+		t.Fatalf("%q", got)
+	}
+}
+
 func TestJobEnvIsTheJobsOnly(t *testing.T) {
 	t.Parallel()
 	job := &Job{Variables: []Variable{

@@ -13,6 +13,7 @@ const masked = "[MASKED]"
 // split across two writes is still caught.
 type masker struct {
 	secrets [][]byte // longest first, so the longest match wins
+	first   [256]bool
 	pending []byte
 }
 
@@ -25,6 +26,7 @@ func newMasker(secrets []string) *masker {
 		}
 		seen[s] = true
 		m.secrets = append(m.secrets, []byte(s))
+		m.first[s[0]] = true
 	}
 	sort.Slice(m.secrets, func(i, j int) bool { return len(m.secrets[i]) > len(m.secrets[j]) })
 	return m
@@ -40,6 +42,16 @@ func (m *masker) write(p []byte) []byte {
 	i := 0
 scan:
 	for i < len(buf) {
+		if !m.first[buf[i]] {
+			// Most bytes start no secret: copy them in one go.
+			j := i + 1
+			for j < len(buf) && !m.first[buf[j]] {
+				j++
+			}
+			out = append(out, buf[i:j]...)
+			i = j
+			continue
+		}
 		rest := buf[i:]
 		for _, s := range m.secrets {
 			if len(rest) < len(s) && bytes.HasPrefix(s, rest) {
