@@ -81,8 +81,13 @@ func (r *Runner) Abort() {
 
 // Run polls for jobs until ctx is done, then stops taking jobs and waits
 // for the running ones up to Config.ShutdownTimeout before aborting them.
+//
+// A Runner runs once: after Run returns, make a new one.
 func (r *Runner) Run(ctx context.Context) error {
 	r.init()
+	if r.Config.URL == "" || r.Config.Token == "" {
+		return errors.New("runner: the configuration has no url or token")
+	}
 	log := r.Log
 	slots := make(chan int, r.Config.Concurrent)
 	for i := range r.Config.Concurrent {
@@ -156,11 +161,11 @@ poll:
 	return nil
 }
 
-// backoff is base doubled per consecutive failure, capped at max.
-func backoff(base, max time.Duration, failures int) time.Duration {
+// backoff is base doubled per consecutive failure, capped at limit.
+func backoff(base, limit time.Duration, failures int) time.Duration {
 	d := base
-	for i := 1; i < failures && d < max; i++ {
+	for i := 1; i < failures && d < limit; i++ {
 		d *= 2
 	}
-	return min(d, max)
+	return min(d, limit)
 }
