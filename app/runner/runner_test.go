@@ -99,6 +99,7 @@ func TestJobSucceeds(t *testing.T) {
 		Variable{Key: "GREETING", Value: "hello $NAME", Public: true},
 	)
 	job.Steps = append(job.Steps, Step{Name: "after_script", Script: []string{"echo after-ran"}, Timeout: 60, When: "always"})
+	job.GitInfo.Depth = 1
 	done := f.enqueue(job)
 	r := f.runner(t, 1)
 	start(t, r)
@@ -111,7 +112,7 @@ func TestJobSucceeds(t *testing.T) {
 		t.Fatalf("final checksum %s/%d, trace %s/%d", u.Checksum, u.Bytesize, checksum(tr), len(tr))
 	}
 	for _, want := range []string{
-		"hello from the repo", "$ cat README", "token=[MASKED] secret=[MASKED]", "split=[MASKED]\n",
+		"hello from the repo", "$ cat README", "git depth set to 1", "token=[MASKED] secret=[MASKED]", "split=[MASKED]\n",
 		"path=", "own=absent", "expanded=hello world", "after-ran", "Job succeeded",
 		"section_start:", "section_end:",
 	} {
