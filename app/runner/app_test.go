@@ -165,4 +165,53 @@ func runPipeline(t *testing.T, srv *apptest.Server) {
 	if commitInfo.Status != "success" {
 		t.Errorf("commit status %q", commitInfo.Status)
 	}
+
+	// A job canceled through the API while it sleeps: the runner hears
+	// "canceling", kills the script, runs after_script and reports; the
+	// job stays canceled.
+	srv.JSON(t, "POST", p("/repository/commits"), root, map[string]any{
+		"branch": "slow", "start_branch": "main", "commit_message": "slow",
+		"actions": []map[string]string{{"action": "update", "file_path": ".gitlab-ci.yml",
+			"content": "slow:\n  script:\n    - echo sleeping\n    - sleep 600\n  after_script:\n    - echo cleaned-up\n"}},
+	}, 201, &commit)
+	var slowID int64
+	waitUntil(t, "the slow job to run", func() bool {
+		var list []struct {
+			ID     int64
+			Status string
+		}
+		srv.JSON(t, "GET", p("/jobs?scope=running"), root, nil, 200, &list)
+		if len(list) == 1 {
+			slowID = list[0].ID
+			_, body := srv.Do(t, "GET", p("/jobs/%d/trace", slowID), root, nil)
+			return strings.Contains(string(body), "\nsleeping")
+		}
+		return false
+	})
+	canceled := time.Now()
+	srv.JSON(t, "POST", p("/jobs/%d/cancel", slowID), root, nil, 201, nil)
+	waitUntil(t, "the runner to report the cancel", func() bool {
+		_, body := srv.Do(t, "GET", p("/jobs/%d/trace", slowID), root, nil)
+		return strings.Contains(string(body), "Job failed: canceled")
+	})
+	if d := time.Since(canceled); d > 5*time.Second {
+		t.Errorf("the cancel took %s", d)
+	}
+	var slow struct{ Status string }
+	srv.JSON(t, "GET", p("/jobs/%d", slowID), root, nil, 200, &slow)
+	_, body := srv.Do(t, "GET", p("/jobs/%d/trace", slowID), root, nil)
+	if slow.Status != "canceled" || !strings.Contains(string(body), "cleaned-up") {
+		t.Errorf("canceled job %q, trace:\n%s", slow.Status, body)
+	}
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
