@@ -47,6 +47,11 @@ func runnerRegisterCmd(configFile *string) *cobra.Command {
 		Use:   "register",
 		Short: "Register a runner with a registration token and write its configuration file",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Overwriting would lose the token of a runner that stays
+			// registered on the server.
+			if _, err := os.Stat(*configFile); err == nil {
+				return fmt.Errorf("%s exists: unregister that runner first, or use another --config", *configFile)
+			}
 			c := runner.Config{
 				URL: strings.TrimRight(url, "/"), Description: description, RunUntagged: runUntagged,
 				SystemID: runner.NewSystemID(), Concurrent: concurrent, BuildsDir: buildsDir, CacheDir: cacheDir,

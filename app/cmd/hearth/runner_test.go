@@ -99,6 +99,10 @@ func TestRunnerCommands(t *testing.T) {
 		!strings.Contains(string(data), "shutdown_timeout: 30s") || !strings.Contains(string(data), "concurrent: 1") {
 		t.Fatalf("config:\n%s", data)
 	}
+	if _, err := run(ctx, "runner", "register", "--url", srv.URL, "--registration-token", "reg-token", "--config", cfg); err == nil ||
+		!strings.Contains(err.Error(), "exists") {
+		t.Fatalf("a second register over the config: %v", err)
+	}
 	if out, err := run(ctx, "runner", "verify", "--config", cfg); err != nil || !strings.Contains(out, "Runner 9 is valid") {
 		t.Fatalf("verify: %v %s", err, out)
 	}
