@@ -287,13 +287,19 @@ func (j *jobRun) prepare() (env []string, projectDir, tmpDir string, err error) 
 			return nil, "", "", fmt.Errorf("build directory: %w", err)
 		}
 	}
-	return jobEnv(j.job, buildsDir, projectDir), projectDir, tmpDir, nil
+	env, err = jobEnv(j.job, buildsDir, projectDir, tmpDir)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return env, projectDir, tmpDir, nil
 }
 
 // jobEnv is the job's environment: the runner's PATH and HOME, the job's
 // variables (expanded, later ones winning) and the build directories.
 // Nothing else of the runner's environment gets in.
-func jobEnv(job *Job, buildsDir, projectDir string) []string {
+// A file variable (GitLab's variable_type file) is written to a file in
+// tmpDir and the variable holds its path.
+func jobEnv(job *Job, buildsDir, projectDir, tmpDir string) ([]string, error) {
 	vals := map[string]string{}
 	var order []string
 	set := func(k, v string) {
@@ -320,13 +326,20 @@ func jobEnv(job *Job, buildsDir, projectDir string) []string {
 		if !v.Raw {
 			val = os.Expand(val, func(name string) string { return vals[name] })
 		}
+		if v.File {
+			path := filepath.Join(tmpDir, sectionName(v.Key))
+			if err := os.WriteFile(path, []byte(val), 0o600); err != nil {
+				return nil, fmt.Errorf("file variable %s: %w", v.Key, err)
+			}
+			val = path
+		}
 		set(v.Key, val)
 	}
 	env := make([]string, 0, len(order))
 	for _, k := range order {
 		env = append(env, k+"="+vals[k])
 	}
-	return env
+	return env, nil
 }
 
 func envValue(env []string, key string) string {

@@ -39,6 +39,7 @@ type Variable struct {
 	Public bool   `json:"public"`
 	Masked bool   `json:"masked"`
 	Raw    bool   `json:"raw"`
+	File   bool   `json:"file"`
 }
 
 // Step is a script step ("script", "after_script").

@@ -448,8 +448,13 @@ func TestJobEnvIsTheJobsOnly(t *testing.T) {
 	job := &Job{Variables: []Variable{
 		{Key: "A", Value: "1"}, {Key: "B", Value: "$A-2"}, {Key: "RAW", Value: "$A", Raw: true},
 		{Key: "CI_PROJECT_DIR", Value: "/evil"}, {Key: "BAD=KEY", Value: "x"},
+		{Key: "KUBECONFIG", Value: "apiVersion: v1\n", File: true},
 	}}
-	env := jobEnv(job, "/b", "/b/p")
+	tmp := t.TempDir()
+	env, err := jobEnv(job, "/b", "/b/p", tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -463,6 +468,9 @@ func TestJobEnvIsTheJobsOnly(t *testing.T) {
 	}
 	if _, ok := got["BAD"]; ok {
 		t.Fatal("a bad key made it")
+	}
+	if data, err := os.ReadFile(got["KUBECONFIG"]); err != nil || string(data) != "apiVersion: v1\n" || filepath.Dir(got["KUBECONFIG"]) != tmp {
+		t.Fatalf("file variable %q: %q %v", got["KUBECONFIG"], data, err)
 	}
 	if got["PATH"] != os.Getenv("PATH") {
 		t.Fatal("no PATH")
