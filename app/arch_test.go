@@ -125,6 +125,13 @@ func violation(pkg, imp string, isStd bool) string {
 		if own && (layerOf(irel) == "modules" || layerOf(irel) == "app") {
 			return "adapters implement core ports and know no module or app"
 		}
+	case "app":
+		if rel != "app/runner" && !strings.HasPrefix(rel, "app/runner/") || !own {
+			return ""
+		}
+		if irel != "app/runner" && !strings.HasPrefix(irel, "app/runner/") {
+			return "the runner speaks only the public runner protocol: no core, module, adapter or app import"
+		}
 	case "contracttests":
 		if own && layerOf(irel) != "core" {
 			return "contract suites depend on core ports only"
@@ -190,6 +197,15 @@ func TestLayeringCatchesViolations(t *testing.T) {
 		{"adapter imports app", mod + "/adapters/git/gitcli", mod + "/app", false, true},
 		{"contract suite imports an adapter", mod + "/contracttests", mod + "/adapters/storage/sqlite", false, true},
 		{"app imports an adapter", mod + "/app", mod + "/adapters/storage/sqlite", false, false},
+		{"runner imports core", mod + "/app/runner", mod + "/core/domain", false, true},
+		{"runner imports a module", mod + "/app/runner", mod + "/modules/runners", false, true},
+		{"runner subpackage imports an adapter", mod + "/app/runner/archive", mod + "/adapters/blob", false, true},
+		{"runner imports the app", mod + "/app/runner", mod + "/app", false, true},
+		{"runner imports apptest", mod + "/app/runner", mod + "/app/apptest", false, true},
+		{"runner imports its archive package", mod + "/app/runner", mod + "/app/runner/archive", false, false},
+		{"runner imports zap", mod + "/app/runner", "go.uber.org/zap", false, false},
+		{"runner imports the standard library", mod + "/app/runner", "os/exec", true, false},
+		{"a sibling of the runner imports core", mod + "/app/runnerx", mod + "/core/domain", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
