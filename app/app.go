@@ -286,14 +286,17 @@ func Serve() fx.Option {
 	})
 }
 
-// New builds the whole server: Core, every module, root bootstrap and the listener.
+// New builds the whole server: Core, every module, root bootstrap, the
+// listener and, when runner.builtin is on, the built-in runner.
 //
-// The listener comes last: fx runs start hooks in the order they were
-// registered, so migrations, module start-up work and the extras' hooks
-// (root's creation) are done before the first request can arrive.
+// The listener comes last but for the built-in runner: fx runs start hooks
+// in the order they were registered, so migrations, module start-up work
+// and the extras' hooks (root's creation) are done before the first
+// request can arrive, and the runner registers over HTTP once the server
+// listens.
 func New(cfg config.Config, extra ...fx.Option) *fx.App {
 	opts := append([]fx.Option{Core(cfg), Modules()}, extra...)
-	return fx.New(append(opts, Serve())...)
+	return fx.New(append(opts, Serve(), BuiltinRunner(cfg))...)
 }
 
 // Handler starts Hearth without a listener and returns its http.Handler for

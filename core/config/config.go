@@ -23,6 +23,7 @@ type Config struct {
 	Root        Root          `koanf:"root"`
 	CI          CI            `koanf:"ci"`
 	Blob        Blob          `koanf:"blob"`
+	Runner      Runner        `koanf:"runner"`
 	Shutdown    time.Duration `koanf:"shutdown_timeout"`
 }
 
@@ -45,6 +46,23 @@ type CI struct {
 	// SweepInterval is how often stuck jobs and expired artifacts are
 	// looked for.
 	SweepInterval time.Duration `koanf:"sweep_interval"`
+}
+
+// Runner configures the built-in runner that `hearth serve` starts in
+// its own process when Builtin is on: an instance runner that speaks the
+// public runner protocol to this server over HTTP, with the shell
+// executor.
+type Runner struct {
+	// Builtin starts the built-in runner with the server.
+	Builtin bool `koanf:"builtin"`
+	// Concurrent is how many jobs it runs at once.
+	Concurrent int `koanf:"concurrent"`
+	// BuildsDir holds the build directories; empty means
+	// <data_dir>/builds.
+	BuildsDir string `koanf:"builds_dir"`
+	// ShutdownTimeout is how long a stopping server waits for running
+	// jobs before canceling them.
+	ShutdownTimeout time.Duration `koanf:"shutdown_timeout"`
 }
 
 // Blob selects where artifacts and archived traces are kept: a file://
@@ -130,6 +148,7 @@ func Default() Config {
 			PendingTimeout:    24 * time.Hour,
 			SweepInterval:     time.Minute,
 		},
+		Runner:   Runner{Concurrent: 2, ShutdownTimeout: 30 * time.Second},
 		Shutdown: 15 * time.Second,
 	}
 }
@@ -175,6 +194,12 @@ func (c *Config) Validate() error {
 	}
 	if c.CI.DefaultTimeout <= 0 || c.CI.HeartbeatTimeout <= 0 || c.CI.PendingTimeout <= 0 || c.CI.SweepInterval <= 0 {
 		errs = append(errs, errors.New("ci timeouts and ci.sweep_interval must be positive"))
+	}
+	if c.Runner.Concurrent <= 0 {
+		errs = append(errs, errors.New("runner.concurrent must be positive"))
+	}
+	if c.Runner.ShutdownTimeout <= 0 {
+		errs = append(errs, errors.New("runner.shutdown_timeout must be positive"))
 	}
 	return errors.Join(errs...)
 }
