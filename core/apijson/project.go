@@ -229,11 +229,7 @@ func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full
 		}
 	}
 	// Full names need every ancestor's name.
-	anc, err := p.Namespaces.AncestorIDs(ctx, nsIDs)
-	if err != nil {
-		return nil, fmt.Errorf("load ancestors: %w", err)
-	}
-	nss, err := p.Namespaces.GetMany(ctx, append(nsIDs, anc...))
+	nss, err := p.Namespaces.WithAncestors(ctx, nsIDs)
 	if err != nil {
 		return nil, fmt.Errorf("load namespaces: %w", err)
 	}
@@ -388,7 +384,7 @@ func (p *ProjectPresenter) full(ctx context.Context, pc *projectContext, caller 
 		out.SharedWithGroups = append(out.SharedWithGroups, SharedWithGroup{GroupID: s.GroupID, GroupName: name, GroupAccessLevel: int(s.GroupAccess)})
 	}
 	if opt.Permissions {
-		perms, err := p.permissions(ctx, caller, proj)
+		perms, err := p.permissions(ctx, pc, caller, proj)
 		if err != nil {
 			return out, err
 		}
@@ -405,8 +401,9 @@ func (p *ProjectPresenter) full(ctx context.Context, pc *projectContext, caller 
 }
 
 // permissions are the caller's direct project membership and their
-// membership of the project's group (with its ancestors), as GitLab shows them.
-func (p *ProjectPresenter) permissions(ctx context.Context, caller *domain.Caller, proj *domain.Project) (*Permissions, error) {
+// membership of the project's group (with its ancestors), as GitLab shows
+// them. The namespace chain is the one load already read.
+func (p *ProjectPresenter) permissions(ctx context.Context, pc *projectContext, caller *domain.Caller, proj *domain.Project) (*Permissions, error) {
 	perms := &Permissions{}
 	uid := caller.UserID()
 	if uid == 0 {
@@ -415,19 +412,23 @@ func (p *ProjectPresenter) permissions(ctx context.Context, caller *domain.Calle
 	if m, err := p.Members.Get(ctx, domain.MemberOfProject, proj.ID, uid); err == nil {
 		perms.ProjectAccess = &Access{AccessLevel: int(m.AccessLevel), NotificationLevel: 3}
 	}
-	ns, err := p.Namespaces.Get(ctx, proj.NamespaceID)
-	if err != nil {
-		return nil, fmt.Errorf("project namespace: %w", err)
+	ns := pc.namespaces[proj.NamespaceID]
+	if ns == nil {
+		return nil, fmt.Errorf("project namespace %d not loaded", proj.NamespaceID)
 	}
 	switch {
 	case ns.Kind == domain.NamespaceUser && ns.OwnerID != nil && *ns.OwnerID == uid && perms.ProjectAccess == nil:
 		perms.ProjectAccess = &Access{AccessLevel: int(domain.Owner), NotificationLevel: 3}
 	case ns.Kind == domain.NamespaceGroup:
-		ids, err := p.Namespaces.AncestorIDs(ctx, []int64{ns.ID})
-		if err != nil {
-			return nil, fmt.Errorf("group ancestors: %w", err)
+		var chain []int64
+		for g := ns; g != nil && len(chain) < 1000; {
+			chain = append(chain, g.ID)
+			if g.ParentID == nil {
+				break
+			}
+			g = pc.namespaces[*g.ParentID]
 		}
-		ms, err := p.Members.InSources(ctx, uid, domain.MemberOfGroup, append(ids, ns.ID))
+		ms, err := p.Members.InSources(ctx, uid, domain.MemberOfGroup, chain)
 		if err != nil {
 			return nil, fmt.Errorf("group membership: %w", err)
 		}
