@@ -87,13 +87,13 @@ type MergeRequestSimple struct {
 type MergeRequestPresenter struct{ Embeds }
 
 // load loads what list embeds; simple lists embed only their projects.
-func (p *MergeRequestPresenter) load(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest, simple bool) (*embedded, error) {
+func (p *MergeRequestPresenter) load(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest, simple bool, known []*domain.Project) (*embedded, error) {
 	refs := make([]embedRef, 0, len(list))
 	for _, m := range list {
 		refs = append(refs, embedRef{id: m.ID, projectID: m.ProjectID, authorID: m.AuthorID,
 			assigneeID: m.AssigneeID, milestoneID: m.MilestoneID})
 	}
-	return p.Embeds.load(ctx, caller, domain.TargetMergeRequest, "merge requests", refs, simple)
+	return p.Embeds.load(ctx, caller, domain.TargetMergeRequest, "merge requests", refs, simple, known)
 }
 
 // Subscribed applies GitLab's subscription rule to a merge request.
@@ -129,7 +129,17 @@ func (em *embedded) mergeRequest(m *domain.MergeRequest) MergeRequest {
 
 // Render renders a list of merge requests.
 func (p *MergeRequestPresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest) ([]MergeRequest, error) {
-	em, err := p.load(ctx, caller, list, false)
+	return p.render(ctx, caller, list, nil)
+}
+
+// RenderIn renders a list of merge requests of proj, which the caller's
+// access check already loaded and which is not read again.
+func (p *MergeRequestPresenter) RenderIn(ctx context.Context, caller *domain.Caller, proj *domain.Project, list []domain.MergeRequest) ([]MergeRequest, error) {
+	return p.render(ctx, caller, list, []*domain.Project{proj})
+}
+
+func (p *MergeRequestPresenter) render(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest, known []*domain.Project) ([]MergeRequest, error) {
+	em, err := p.load(ctx, caller, list, false, known)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +152,7 @@ func (p *MergeRequestPresenter) Render(ctx context.Context, caller *domain.Calle
 
 // RenderSimple renders a list in the view=simple shape.
 func (p *MergeRequestPresenter) RenderSimple(ctx context.Context, list []domain.MergeRequest) ([]MergeRequestSimple, error) {
-	em, err := p.load(ctx, nil, list, true)
+	em, err := p.load(ctx, nil, list, true, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -12,18 +12,20 @@ import (
 )
 
 // List is one page of the issues of the project ref names that the
-// caller may see, and their total.
-func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ListInput) ([]domain.Issue, int, error) {
+// caller may see, their total, and the project (for rendering, which
+// need not read it again).
+func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ListInput) ([]domain.Issue, int, *domain.Project, error) {
 	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadIssue)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	f, err := in.filter()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	f.ProjectID, f.Viewer = t.Project.ID, t.IssueViewer()
-	return s.list(ctx, f, in.Milestone)
+	list, total, err := s.list(ctx, f, in.Milestone)
+	return list, total, t.Project, err
 }
 
 // ListAll is one page of the caller's issues (scope: created by them by
