@@ -42,8 +42,9 @@ type embedded struct {
 // load loads what the items of one target type (domain.TargetIssue,
 // domain.TargetMergeRequest; what names them in errors) embed; with
 // projectsOnly, only their projects. Projects in known (the list's
-// project, which the access check loaded) are not read again.
-func (e *Embeds) load(ctx context.Context, caller *domain.Caller, target, what string, refs []embedRef, projectsOnly bool, known []*domain.Project) (*embedded, error) {
+// project, which the access check loaded) and namespaces in knownNS are
+// not read again.
+func (e *Embeds) load(ctx context.Context, caller *domain.Caller, target, what string, refs []embedRef, projectsOnly bool, known []*domain.Project, knownNS []domain.Namespace) (*embedded, error) {
 	em := &embedded{base: e.Presenter.BaseURL, projects: map[int64]ProjectBasic{}, users: map[int64]*domain.User{},
 		milestones: map[int64]*domain.Milestone{}, explicit: map[int64]bool{}}
 	if len(refs) == 0 {
@@ -62,7 +63,7 @@ func (e *Embeds) load(ctx context.Context, caller *domain.Caller, target, what s
 		}
 	}
 	var err error
-	if em.projects, err = e.projectBasics(ctx, projectIDs, what, known...); err != nil {
+	if em.projects, err = e.projectBasics(ctx, projectIDs, what, knownNS, known...); err != nil {
 		return nil, err
 	}
 	if projectsOnly {
@@ -90,7 +91,7 @@ func (e *Embeds) load(ctx context.Context, caller *domain.Caller, target, what s
 
 // projectBasics loads and renders the projects of what, by ID; those in
 // known are already loaded.
-func (e *Embeds) projectBasics(ctx context.Context, ids []int64, what string, known ...*domain.Project) (map[int64]ProjectBasic, error) {
+func (e *Embeds) projectBasics(ctx context.Context, ids []int64, what string, knownNS []domain.Namespace, known ...*domain.Project) (map[int64]ProjectBasic, error) {
 	var projects []domain.Project
 	var missing []int64
 	for _, id := range ids {
@@ -117,7 +118,7 @@ func (e *Embeds) projectBasics(ctx context.Context, ids []int64, what string, kn
 		}
 		projects = append(projects, loaded...)
 	}
-	basics, err := e.Presenter.Basics(ctx, projects)
+	basics, err := e.Presenter.BasicsIn(ctx, projects, knownNS)
 	if err != nil {
 		return nil, fmt.Errorf("render projects of %s: %w", what, err)
 	}

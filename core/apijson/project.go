@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/hearth-forge/hearth/core/domain"
@@ -115,6 +116,9 @@ type ProjectOptions struct {
 	Simple      bool
 	Statistics  bool
 	Permissions bool // the caller's permissions (single-project reads)
+	// Namespaces already read (access.Target.Namespaces), each with its
+	// ancestors: they are not read again.
+	Namespaces []domain.Namespace
 }
 
 // ProjectPresenter renders projects with what they embed, loading
@@ -147,7 +151,7 @@ type projectContext struct {
 
 // Render renders projects as a JSON array value (full or simple).
 func (p *ProjectPresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.Project, opt ProjectOptions) (any, error) {
-	pc, err := p.load(ctx, list, !opt.Simple)
+	pc, err := p.load(ctx, list, !opt.Simple, opt.Namespaces)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +180,7 @@ func (p *ProjectPresenter) Render(ctx context.Context, caller *domain.Caller, li
 
 // One renders a single project.
 func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj *domain.Project, opt ProjectOptions) (*Project, error) {
-	pc, err := p.load(ctx, []domain.Project{*proj}, true)
+	pc, err := p.load(ctx, []domain.Project{*proj}, true, opt.Namespaces)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +194,9 @@ func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj 
 	return &out, nil
 }
 
-func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full bool) (*projectContext, error) {
+// load reads what list embeds; known namespaces (each with its ancestors)
+// are not read again.
+func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full bool, known []domain.Namespace) (*projectContext, error) {
 	base := p.BaseURL
 	host := base
 	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
@@ -229,9 +235,19 @@ func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full
 		}
 	}
 	// Full names need every ancestor's name.
-	nss, err := p.Namespaces.WithAncestors(ctx, nsIDs)
-	if err != nil {
-		return nil, fmt.Errorf("load namespaces: %w", err)
+	nss := known
+	var missing []int64
+	for _, id := range nsIDs {
+		if !slices.ContainsFunc(known, func(n domain.Namespace) bool { return n.ID == id }) {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		more, err := p.Namespaces.WithAncestors(ctx, missing)
+		if err != nil {
+			return nil, fmt.Errorf("load namespaces: %w", err)
+		}
+		nss = append(slices.Clip(known), more...)
 	}
 	var ownerIDs []int64
 	for i := range nss {
@@ -447,11 +463,17 @@ func (p *ProjectPresenter) permissions(ctx context.Context, pc *projectContext, 
 // their namespaces in a constant number of queries (merge requests and
 // todos embed projects and link to them).
 func (p *ProjectPresenter) Basics(ctx context.Context, list []domain.Project) (map[int64]ProjectBasic, error) {
+	return p.BasicsIn(ctx, list, nil)
+}
+
+// BasicsIn is Basics with namespaces already read (each with its
+// ancestors), which are not read again.
+func (p *ProjectPresenter) BasicsIn(ctx context.Context, list []domain.Project, known []domain.Namespace) (map[int64]ProjectBasic, error) {
 	out := make(map[int64]ProjectBasic, len(list))
 	if len(list) == 0 {
 		return out, nil
 	}
-	pc, err := p.load(ctx, list, false)
+	pc, err := p.load(ctx, list, false, known)
 	if err != nil {
 		return nil, err
 	}

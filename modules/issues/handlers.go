@@ -74,11 +74,11 @@ func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
 // GET /projects/:id/issues
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	in := decodeList(r)
-	list, total, proj, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
+	list, total, t, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
 	if err != nil {
 		return err
 	}
-	out, err := h.issues.RenderIn(r.Context(), httpx.CallerOf(r), proj, list)
+	out, err := h.issues.RenderIn(r.Context(), httpx.CallerOf(r), t.Project, t.Namespaces, list)
 	if err != nil {
 		return err
 	}

@@ -128,15 +128,15 @@ func (h handlers) closesIssues(w http.ResponseWriter, r *http.Request) error {
 // GET /projects/:id/merge_requests
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	in := decodeList(r)
-	list, total, proj, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
-	return h.replyList(w, r, in, proj, list, total, err)
+	list, total, t, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
+	return h.replyList(w, r, in, t.Project, t.Namespaces, list, total, err)
 }
 
 // GET /merge_requests
 func (h handlers) listAll(w http.ResponseWriter, r *http.Request) error {
 	in := decodeList(r)
 	list, total, err := h.s.ListAll(r.Context(), httpx.CallerOf(r), in)
-	return h.replyList(w, r, in, nil, list, total, err)
+	return h.replyList(w, r, in, nil, nil, list, total, err)
 }
 
 func decodeList(r *http.Request) ListInput {
@@ -147,8 +147,9 @@ func decodeList(r *http.Request) ListInput {
 }
 
 // replyList renders a page of merge requests in the asked view; proj,
-// when not nil, is the project they all belong to, already loaded.
-func (h handlers) replyList(w http.ResponseWriter, r *http.Request, in ListInput, proj *domain.Project, list []domain.MergeRequest, total int, err error) error {
+// when not nil, is the project they all belong to, which the access check
+// read with namespaces nss.
+func (h handlers) replyList(w http.ResponseWriter, r *http.Request, in ListInput, proj *domain.Project, nss []domain.Namespace, list []domain.MergeRequest, total int, err error) error {
 	if err != nil {
 		return err
 	}
@@ -161,7 +162,7 @@ func (h handlers) replyList(w http.ResponseWriter, r *http.Request, in ListInput
 	}
 	var out []apijson.MergeRequest
 	if proj != nil {
-		out, err = h.mrs.RenderIn(r.Context(), httpx.CallerOf(r), proj, list)
+		out, err = h.mrs.RenderIn(r.Context(), httpx.CallerOf(r), proj, nss, list)
 	} else {
 		out, err = h.mrs.Render(r.Context(), httpx.CallerOf(r), list)
 	}
