@@ -119,6 +119,10 @@ type ProjectOptions struct {
 	// Namespaces already read (access.Target.Namespaces), each with its
 	// ancestors: they are not read again.
 	Namespaces []domain.Namespace
+	// Viewer, when set, is which confidential issues the caller sees in
+	// the (single) project rendered (access.Target.IssueViewer), so that
+	// counting open issues need not compute it over all their projects.
+	Viewer *domain.IssueViewer
 }
 
 // ProjectPresenter renders projects with what they embed, loading
@@ -156,7 +160,7 @@ func (p *ProjectPresenter) Render(ctx context.Context, caller *domain.Caller, li
 		return nil, err
 	}
 	if !opt.Simple {
-		if err := p.countIssues(ctx, pc, caller, list); err != nil {
+		if err := p.countIssues(ctx, pc, caller, list, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -184,7 +188,7 @@ func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj 
 	if err != nil {
 		return nil, err
 	}
-	if err := p.countIssues(ctx, pc, caller, []domain.Project{*proj}); err != nil {
+	if err := p.countIssues(ctx, pc, caller, []domain.Project{*proj}, opt.Viewer); err != nil {
 		return nil, err
 	}
 	out, err := p.full(ctx, pc, caller, proj, opt)
@@ -271,12 +275,15 @@ func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full
 // countIssues loads the open issues each project shows the caller (one
 // query for the whole list): confidential ones count only for those who
 // may see them.
-func (p *ProjectPresenter) countIssues(ctx context.Context, pc *projectContext, caller *domain.Caller, list []domain.Project) error {
+func (p *ProjectPresenter) countIssues(ctx context.Context, pc *projectContext, caller *domain.Caller, list []domain.Project, known *domain.IssueViewer) error {
 	if p.Issues == nil || p.Viewer == nil || len(list) == 0 {
 		return nil
 	}
-	viewer, err := p.Viewer(ctx, caller)
-	if err != nil {
+	var viewer domain.IssueViewer
+	var err error
+	if known != nil {
+		viewer = *known
+	} else if viewer, err = p.Viewer(ctx, caller); err != nil {
 		return fmt.Errorf("issue viewer: %w", err)
 	}
 	ids := make([]int64, len(list))

@@ -82,8 +82,10 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
+	viewer := t.IssueViewer()
 	return h.one(w, r, t.Project, http.StatusOK, apijson.ProjectOptions{
-		Statistics: deref(in.Statistics, false), Permissions: caller.UserID() != 0, Namespaces: t.Namespaces,
+		Statistics: deref(in.Statistics, false), Permissions: caller.UserID() != 0,
+		Namespaces: t.Namespaces, Viewer: &viewer,
 	})
 }
 
