@@ -59,7 +59,9 @@ func benchGETAs(b *testing.B, srv *apptest.Server, path, token string) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
-			req.Header.Set("PRIVATE-TOKEN", token)
+			if token != "" {
+				req.Header.Set("PRIVATE-TOKEN", token)
+			}
 			resp, err := client.Do(req)
 			if err != nil {
 				b.Error(err)

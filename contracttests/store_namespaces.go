@@ -400,6 +400,21 @@ func storeNamespaceAncestorsDescendants(t *testing.T, s Stores) {
 	storeWantIDs(t, "AncestorIDs(top, unknown)", ids, err)
 	ids, err = s.Namespaces.AncestorIDs(ctx, nil)
 	storeWantIDs(t, "AncestorIDs(nil)", ids, err)
+	with := func(ids ...int64) ([]int64, error) {
+		ns, err := s.Namespaces.WithAncestors(ctx, ids)
+		for _, n := range ns {
+			if n.FullPath == "" || n.Name == "" {
+				t.Errorf("WithAncestors row not filled: %+v", n)
+			}
+		}
+		return storeNamespaceIDs(ns), err
+	}
+	ids, err = with(d.ID, g.ID)
+	storeWantIDs(t, "WithAncestors(d, g)", ids, err, a.ID, b.ID, c.ID, d.ID, f.ID, g.ID)
+	ids, err = with(c.ID, b.ID, e.ID, 99999)
+	storeWantIDs(t, "WithAncestors(c, b, e, unknown)", ids, err, a.ID, b.ID, c.ID, e.ID)
+	ids, err = with()
+	storeWantIDs(t, "WithAncestors()", ids, err)
 }
 
 func storeNamespaceOfProjects(t *testing.T, s Stores) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -58,20 +59,29 @@ func visibleBy(v domain.Visibility, u *domain.User) bool {
 // of p's group or any ancestor, shares with groups (capped at the share's
 // level), ownership of the personal namespace, and visibility.
 func (p *Policy) Project(ctx context.Context, caller *domain.Caller, proj *domain.Project) (Rights, error) {
+	r, _, err := p.project(ctx, caller, proj)
+	return r, err
+}
+
+// project is Project, with the namespaces it read for a signed-in caller
+// (the project's namespace, granting groups and their ancestors), so that
+// rendering need not read them again.
+func (p *Policy) project(ctx context.Context, caller *domain.Caller, proj *domain.Project) (Rights, []domain.Namespace, error) {
 	u := user(caller)
 	r := Rights{Admin: u != nil && u.Admin}
+	var loaded []domain.Namespace
 	if u != nil {
-		lvl, err := p.projectLevel(ctx, u.ID, proj)
+		lvl, nss, err := p.projectLevel(ctx, u.ID, proj)
 		if err != nil {
-			return Rights{}, err
+			return Rights{}, nil, err
 		}
-		r.Level = lvl
+		r.Level, loaded = lvl, nss
 	}
 	r.Read = r.Admin || r.Level >= domain.Guest || visibleBy(proj.Visibility, u)
 	if caller != nil && caller.Job != nil {
 		r = jobRights(r, caller.Job, proj)
 	}
-	return r, nil
+	return r, loaded, nil
 }
 
 // jobRights caps what a CI job token may do (GitLab's job permission
@@ -89,19 +99,29 @@ func jobRights(r Rights, job *domain.Job, proj *domain.Project) Rights {
 	return r
 }
 
-func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Project) (domain.AccessLevel, error) {
+// projectLevel reads the project's namespace with its ancestors in one
+// query, and the share groups' chains in one more when there are shares.
+func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Project) (domain.AccessLevel, []domain.Namespace, error) {
 	now := p.clock.Now()
-	ns, err := p.namespaces.Get(ctx, proj.NamespaceID)
+	loaded, err := p.namespaces.WithAncestors(ctx, []int64{proj.NamespaceID})
 	if err != nil {
-		return 0, fmt.Errorf("project namespace: %w", err)
+		return 0, nil, fmt.Errorf("project namespace: %w", err)
+	}
+	byID := make(map[int64]*domain.Namespace, len(loaded))
+	for i := range loaded {
+		byID[loaded[i].ID] = &loaded[i]
+	}
+	ns := byID[proj.NamespaceID]
+	if ns == nil {
+		return 0, nil, fmt.Errorf("project namespace %d: %w", proj.NamespaceID, core.ErrNotFound)
 	}
 	if ns.Kind == domain.NamespaceUser && ns.OwnerID != nil && *ns.OwnerID == userID {
-		return domain.Owner, nil
+		return domain.Owner, loaded, nil
 	}
 	best := domain.NoAccess
 	direct, err := p.members.InSources(ctx, userID, domain.MemberOfProject, []int64{proj.ID})
 	if err != nil {
-		return 0, fmt.Errorf("project membership: %w", err)
+		return 0, nil, fmt.Errorf("project membership: %w", err)
 	}
 	for _, m := range direct {
 		if m.Active(now) {
@@ -116,41 +136,56 @@ func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Pr
 	}
 	shares, err := p.members.SharesOfProject(ctx, proj.ID)
 	if err != nil {
-		return 0, fmt.Errorf("project shares: %w", err)
+		return 0, nil, fmt.Errorf("project shares: %w", err)
 	}
+	var missing []int64
 	for _, s := range shares {
 		if s.ExpiresAt == nil || now.Before(*s.ExpiresAt) {
 			caps[s.GroupID] = max(caps[s.GroupID], s.GroupAccess)
+			if byID[s.GroupID] == nil {
+				missing = append(missing, s.GroupID)
+			}
 		}
 	}
 	if len(caps) == 0 {
-		return best, nil
+		return best, loaded, nil
+	}
+	if len(missing) > 0 {
+		more, err := p.namespaces.WithAncestors(ctx, missing)
+		if err != nil {
+			return 0, nil, fmt.Errorf("group ancestors: %w", err)
+		}
+		loaded = append(loaded, more...)
+		clear(byID)
+		for i := range loaded {
+			byID[loaded[i].ID] = &loaded[i]
+		}
 	}
 	// Each granting group counts with its ancestors: membership is inherited down.
 	chains := map[int64][]int64{}
 	var all []int64
 	for gid := range caps {
-		anc, err := p.namespaces.Ancestors(ctx, gid)
-		if err != nil {
-			return 0, fmt.Errorf("group ancestors: %w", err)
-		}
-		chain := []int64{gid}
-		for _, a := range anc {
-			chain = append(chain, a.ID)
+		var chain []int64
+		for g := byID[gid]; g != nil && len(chain) <= len(byID); {
+			chain = append(chain, g.ID)
+			if g.ParentID == nil {
+				break
+			}
+			g = byID[*g.ParentID]
 		}
 		chains[gid] = chain
 		all = append(all, chain...)
 	}
 	levels, err := p.groupLevels(ctx, userID, all)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	for gid, limit := range caps {
 		for _, id := range chains[gid] {
 			best = max(best, min(levels[id], limit))
 		}
 	}
-	return best, nil
+	return best, loaded, nil
 }
 
 // groupLevels maps group IDs to the user's active direct level in each.

@@ -49,6 +49,22 @@ func (s nsStore) Ancestors(_ context.Context, id int64) ([]domain.Namespace, err
 	return out, nil
 }
 
+func (s nsStore) WithAncestors(_ context.Context, ids []int64) ([]domain.Namespace, error) {
+	seen := map[int64]bool{}
+	var out []domain.Namespace
+	for _, id := range ids {
+		for n := s.w.namespaces[id]; n != nil && !seen[n.ID]; {
+			seen[n.ID] = true
+			out = append(out, *n)
+			if n.ParentID == nil {
+				break
+			}
+			n = s.w.namespaces[*n.ParentID]
+		}
+	}
+	return out, nil
+}
+
 func (s nsStore) AncestorIDs(ctx context.Context, ids []int64) ([]int64, error) {
 	var out []int64
 	for _, id := range ids {

@@ -15,6 +15,11 @@ type Target struct {
 	Caller  *domain.Caller
 	Project *domain.Project
 	Rights  Rights
+	// Namespaces are those the access check read (for a signed-in caller:
+	// the project's namespace with its ancestors, and the share groups
+	// with theirs), each with its whole chain; nil when none were read.
+	// Rendering reuses them instead of reading them again.
+	Namespaces []domain.Namespace
 }
 
 // Resolve finds the project ref names, as caller sees it. A missing
@@ -60,11 +65,11 @@ func (p *Policy) ResolveSignedIn(ctx context.Context, caller *domain.Caller, ref
 // TargetOf is the target of a project already loaded, for a caller who
 // may or may not read it (assignees, mentioned users, merge actors).
 func (p *Policy) TargetOf(ctx context.Context, caller *domain.Caller, proj *domain.Project) (Target, error) {
-	r, err := p.Project(ctx, caller, proj)
+	r, nss, err := p.project(ctx, caller, proj)
 	if err != nil {
 		return Target{}, err
 	}
-	return Target{Caller: caller, Project: proj, Rights: r}, nil
+	return Target{Caller: caller, Project: proj, Rights: r, Namespaces: nss}, nil
 }
 
 func (p *Policy) lookup(ctx context.Context, ref domain.IDOrPath) (*domain.Project, error) {

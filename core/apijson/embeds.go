@@ -41,8 +41,10 @@ type embedded struct {
 
 // load loads what the items of one target type (domain.TargetIssue,
 // domain.TargetMergeRequest; what names them in errors) embed; with
-// projectsOnly, only their projects.
-func (e *Embeds) load(ctx context.Context, caller *domain.Caller, target, what string, refs []embedRef, projectsOnly bool) (*embedded, error) {
+// projectsOnly, only their projects. Projects in known (the list's
+// project, which the access check loaded) and namespaces in knownNS are
+// not read again.
+func (e *Embeds) load(ctx context.Context, caller *domain.Caller, target, what string, refs []embedRef, projectsOnly bool, known []*domain.Project, knownNS []domain.Namespace) (*embedded, error) {
 	em := &embedded{base: e.Presenter.BaseURL, projects: map[int64]ProjectBasic{}, users: map[int64]*domain.User{},
 		milestones: map[int64]*domain.Milestone{}, explicit: map[int64]bool{}}
 	if len(refs) == 0 {
@@ -61,7 +63,7 @@ func (e *Embeds) load(ctx context.Context, caller *domain.Caller, target, what s
 		}
 	}
 	var err error
-	if em.projects, err = e.projectBasics(ctx, projectIDs, what); err != nil {
+	if em.projects, err = e.projectBasics(ctx, projectIDs, what, knownNS, known...); err != nil {
 		return nil, err
 	}
 	if projectsOnly {
@@ -87,13 +89,36 @@ func (e *Embeds) load(ctx context.Context, caller *domain.Caller, target, what s
 	return em, nil
 }
 
-// projectBasics loads and renders the projects of what, by ID.
-func (e *Embeds) projectBasics(ctx context.Context, ids []int64, what string) (map[int64]ProjectBasic, error) {
-	projects, err := e.Projects.GetMany(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("load projects of %s: %w", what, err)
+// projectBasics loads and renders the projects of what, by ID; those in
+// known are already loaded.
+func (e *Embeds) projectBasics(ctx context.Context, ids []int64, what string, knownNS []domain.Namespace, known ...*domain.Project) (map[int64]ProjectBasic, error) {
+	var projects []domain.Project
+	var missing []int64
+	for _, id := range ids {
+		found := false
+		for _, k := range known {
+			if k != nil && k.ID == id {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, id)
+		}
 	}
-	basics, err := e.Presenter.Basics(ctx, projects)
+	for _, k := range known {
+		if k != nil {
+			projects = append(projects, *k)
+		}
+	}
+	if len(missing) > 0 {
+		loaded, err := e.Projects.GetMany(ctx, missing)
+		if err != nil {
+			return nil, fmt.Errorf("load projects of %s: %w", what, err)
+		}
+		projects = append(projects, loaded...)
+	}
+	basics, err := e.Presenter.BasicsIn(ctx, projects, knownNS)
 	if err != nil {
 		return nil, fmt.Errorf("render projects of %s: %w", what, err)
 	}

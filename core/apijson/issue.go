@@ -50,12 +50,23 @@ func IssueSubscribed(explicit map[int64]bool, is *domain.Issue, userID int64) bo
 
 // Render renders a list of issues for caller.
 func (p *IssuePresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.Issue) ([]Issue, error) {
+	return p.render(ctx, caller, list, nil, nil)
+}
+
+// RenderIn renders a list of issues of proj, which the caller's access
+// check already loaded with namespaces nss (access.Target): neither is
+// read again.
+func (p *IssuePresenter) RenderIn(ctx context.Context, caller *domain.Caller, proj *domain.Project, nss []domain.Namespace, list []domain.Issue) ([]Issue, error) {
+	return p.render(ctx, caller, list, []*domain.Project{proj}, nss)
+}
+
+func (p *IssuePresenter) render(ctx context.Context, caller *domain.Caller, list []domain.Issue, known []*domain.Project, nss []domain.Namespace) ([]Issue, error) {
 	refs := make([]embedRef, 0, len(list))
 	for _, is := range list {
 		refs = append(refs, embedRef{id: is.ID, projectID: is.ProjectID, authorID: is.AuthorID,
 			assigneeID: is.AssigneeID, milestoneID: is.MilestoneID})
 	}
-	em, err := p.load(ctx, caller, domain.TargetIssue, "issues", refs, false)
+	em, err := p.load(ctx, caller, domain.TargetIssue, "issues", refs, false, known, nss)
 	if err != nil {
 		return nil, err
 	}

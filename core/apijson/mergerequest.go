@@ -87,13 +87,13 @@ type MergeRequestSimple struct {
 type MergeRequestPresenter struct{ Embeds }
 
 // load loads what list embeds; simple lists embed only their projects.
-func (p *MergeRequestPresenter) load(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest, simple bool) (*embedded, error) {
+func (p *MergeRequestPresenter) load(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest, simple bool, known []*domain.Project, nss []domain.Namespace) (*embedded, error) {
 	refs := make([]embedRef, 0, len(list))
 	for _, m := range list {
 		refs = append(refs, embedRef{id: m.ID, projectID: m.ProjectID, authorID: m.AuthorID,
 			assigneeID: m.AssigneeID, milestoneID: m.MilestoneID})
 	}
-	return p.Embeds.load(ctx, caller, domain.TargetMergeRequest, "merge requests", refs, simple)
+	return p.Embeds.load(ctx, caller, domain.TargetMergeRequest, "merge requests", refs, simple, known, nss)
 }
 
 // Subscribed applies GitLab's subscription rule to a merge request.
@@ -129,7 +129,18 @@ func (em *embedded) mergeRequest(m *domain.MergeRequest) MergeRequest {
 
 // Render renders a list of merge requests.
 func (p *MergeRequestPresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest) ([]MergeRequest, error) {
-	em, err := p.load(ctx, caller, list, false)
+	return p.render(ctx, caller, list, nil, nil)
+}
+
+// RenderIn renders a list of merge requests of proj, which the caller's
+// access check already loaded with namespaces nss (access.Target):
+// neither is read again.
+func (p *MergeRequestPresenter) RenderIn(ctx context.Context, caller *domain.Caller, proj *domain.Project, nss []domain.Namespace, list []domain.MergeRequest) ([]MergeRequest, error) {
+	return p.render(ctx, caller, list, []*domain.Project{proj}, nss)
+}
+
+func (p *MergeRequestPresenter) render(ctx context.Context, caller *domain.Caller, list []domain.MergeRequest, known []*domain.Project, nss []domain.Namespace) ([]MergeRequest, error) {
+	em, err := p.load(ctx, caller, list, false, known, nss)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +153,7 @@ func (p *MergeRequestPresenter) Render(ctx context.Context, caller *domain.Calle
 
 // RenderSimple renders a list in the view=simple shape.
 func (p *MergeRequestPresenter) RenderSimple(ctx context.Context, list []domain.MergeRequest) ([]MergeRequestSimple, error) {
-	em, err := p.load(ctx, nil, list, true)
+	em, err := p.load(ctx, nil, list, true, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +235,7 @@ func (p *TodoPresenter) Todos(ctx context.Context, caller *domain.Caller, list [
 	if err != nil {
 		return nil, err
 	}
-	basics, err := p.Render.projectBasics(ctx, projectIDs, "todos")
+	basics, err := p.Render.projectBasics(ctx, projectIDs, "todos", nil)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/hearth-forge/hearth/core/domain"
@@ -115,6 +116,13 @@ type ProjectOptions struct {
 	Simple      bool
 	Statistics  bool
 	Permissions bool // the caller's permissions (single-project reads)
+	// Namespaces already read (access.Target.Namespaces), each with its
+	// ancestors: they are not read again.
+	Namespaces []domain.Namespace
+	// Viewer, when set, is which confidential issues the caller sees in
+	// the (single) project rendered (access.Target.IssueViewer), so that
+	// counting open issues need not compute it over all their projects.
+	Viewer *domain.IssueViewer
 }
 
 // ProjectPresenter renders projects with what they embed, loading
@@ -147,12 +155,12 @@ type projectContext struct {
 
 // Render renders projects as a JSON array value (full or simple).
 func (p *ProjectPresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.Project, opt ProjectOptions) (any, error) {
-	pc, err := p.load(ctx, list, !opt.Simple)
+	pc, err := p.load(ctx, list, !opt.Simple, opt.Namespaces)
 	if err != nil {
 		return nil, err
 	}
 	if !opt.Simple {
-		if err := p.countIssues(ctx, pc, caller, list); err != nil {
+		if err := p.countIssues(ctx, pc, caller, list, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -176,11 +184,11 @@ func (p *ProjectPresenter) Render(ctx context.Context, caller *domain.Caller, li
 
 // One renders a single project.
 func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj *domain.Project, opt ProjectOptions) (*Project, error) {
-	pc, err := p.load(ctx, []domain.Project{*proj}, true)
+	pc, err := p.load(ctx, []domain.Project{*proj}, true, opt.Namespaces)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.countIssues(ctx, pc, caller, []domain.Project{*proj}); err != nil {
+	if err := p.countIssues(ctx, pc, caller, []domain.Project{*proj}, opt.Viewer); err != nil {
 		return nil, err
 	}
 	out, err := p.full(ctx, pc, caller, proj, opt)
@@ -190,7 +198,9 @@ func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj 
 	return &out, nil
 }
 
-func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full bool) (*projectContext, error) {
+// load reads what list embeds; known namespaces (each with its ancestors)
+// are not read again.
+func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full bool, known []domain.Namespace) (*projectContext, error) {
 	base := p.BaseURL
 	host := base
 	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
@@ -229,13 +239,19 @@ func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full
 		}
 	}
 	// Full names need every ancestor's name.
-	anc, err := p.Namespaces.AncestorIDs(ctx, nsIDs)
-	if err != nil {
-		return nil, fmt.Errorf("load ancestors: %w", err)
+	nss := known
+	var missing []int64
+	for _, id := range nsIDs {
+		if !slices.ContainsFunc(known, func(n domain.Namespace) bool { return n.ID == id }) {
+			missing = append(missing, id)
+		}
 	}
-	nss, err := p.Namespaces.GetMany(ctx, append(nsIDs, anc...))
-	if err != nil {
-		return nil, fmt.Errorf("load namespaces: %w", err)
+	if len(missing) > 0 {
+		more, err := p.Namespaces.WithAncestors(ctx, missing)
+		if err != nil {
+			return nil, fmt.Errorf("load namespaces: %w", err)
+		}
+		nss = append(slices.Clip(known), more...)
 	}
 	var ownerIDs []int64
 	for i := range nss {
@@ -259,12 +275,15 @@ func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full
 // countIssues loads the open issues each project shows the caller (one
 // query for the whole list): confidential ones count only for those who
 // may see them.
-func (p *ProjectPresenter) countIssues(ctx context.Context, pc *projectContext, caller *domain.Caller, list []domain.Project) error {
+func (p *ProjectPresenter) countIssues(ctx context.Context, pc *projectContext, caller *domain.Caller, list []domain.Project, known *domain.IssueViewer) error {
 	if p.Issues == nil || p.Viewer == nil || len(list) == 0 {
 		return nil
 	}
-	viewer, err := p.Viewer(ctx, caller)
-	if err != nil {
+	var viewer domain.IssueViewer
+	var err error
+	if known != nil {
+		viewer = *known
+	} else if viewer, err = p.Viewer(ctx, caller); err != nil {
 		return fmt.Errorf("issue viewer: %w", err)
 	}
 	ids := make([]int64, len(list))
@@ -388,7 +407,7 @@ func (p *ProjectPresenter) full(ctx context.Context, pc *projectContext, caller 
 		out.SharedWithGroups = append(out.SharedWithGroups, SharedWithGroup{GroupID: s.GroupID, GroupName: name, GroupAccessLevel: int(s.GroupAccess)})
 	}
 	if opt.Permissions {
-		perms, err := p.permissions(ctx, caller, proj)
+		perms, err := p.permissions(ctx, pc, caller, proj)
 		if err != nil {
 			return out, err
 		}
@@ -405,8 +424,9 @@ func (p *ProjectPresenter) full(ctx context.Context, pc *projectContext, caller 
 }
 
 // permissions are the caller's direct project membership and their
-// membership of the project's group (with its ancestors), as GitLab shows them.
-func (p *ProjectPresenter) permissions(ctx context.Context, caller *domain.Caller, proj *domain.Project) (*Permissions, error) {
+// membership of the project's group (with its ancestors), as GitLab shows
+// them. The namespace chain is the one load already read.
+func (p *ProjectPresenter) permissions(ctx context.Context, pc *projectContext, caller *domain.Caller, proj *domain.Project) (*Permissions, error) {
 	perms := &Permissions{}
 	uid := caller.UserID()
 	if uid == 0 {
@@ -415,19 +435,23 @@ func (p *ProjectPresenter) permissions(ctx context.Context, caller *domain.Calle
 	if m, err := p.Members.Get(ctx, domain.MemberOfProject, proj.ID, uid); err == nil {
 		perms.ProjectAccess = &Access{AccessLevel: int(m.AccessLevel), NotificationLevel: 3}
 	}
-	ns, err := p.Namespaces.Get(ctx, proj.NamespaceID)
-	if err != nil {
-		return nil, fmt.Errorf("project namespace: %w", err)
+	ns := pc.namespaces[proj.NamespaceID]
+	if ns == nil {
+		return nil, fmt.Errorf("project namespace %d not loaded", proj.NamespaceID)
 	}
 	switch {
 	case ns.Kind == domain.NamespaceUser && ns.OwnerID != nil && *ns.OwnerID == uid && perms.ProjectAccess == nil:
 		perms.ProjectAccess = &Access{AccessLevel: int(domain.Owner), NotificationLevel: 3}
 	case ns.Kind == domain.NamespaceGroup:
-		ids, err := p.Namespaces.AncestorIDs(ctx, []int64{ns.ID})
-		if err != nil {
-			return nil, fmt.Errorf("group ancestors: %w", err)
+		var chain []int64
+		for g := ns; g != nil && len(chain) < 1000; {
+			chain = append(chain, g.ID)
+			if g.ParentID == nil {
+				break
+			}
+			g = pc.namespaces[*g.ParentID]
 		}
-		ms, err := p.Members.InSources(ctx, uid, domain.MemberOfGroup, append(ids, ns.ID))
+		ms, err := p.Members.InSources(ctx, uid, domain.MemberOfGroup, chain)
 		if err != nil {
 			return nil, fmt.Errorf("group membership: %w", err)
 		}
@@ -446,11 +470,17 @@ func (p *ProjectPresenter) permissions(ctx context.Context, caller *domain.Calle
 // their namespaces in a constant number of queries (merge requests and
 // todos embed projects and link to them).
 func (p *ProjectPresenter) Basics(ctx context.Context, list []domain.Project) (map[int64]ProjectBasic, error) {
+	return p.BasicsIn(ctx, list, nil)
+}
+
+// BasicsIn is Basics with namespaces already read (each with its
+// ancestors), which are not read again.
+func (p *ProjectPresenter) BasicsIn(ctx context.Context, list []domain.Project, known []domain.Namespace) (map[int64]ProjectBasic, error) {
 	out := make(map[int64]ProjectBasic, len(list))
 	if len(list) == 0 {
 		return out, nil
 	}
-	pc, err := p.load(ctx, list, false)
+	pc, err := p.load(ctx, list, false, known)
 	if err != nil {
 		return nil, err
 	}

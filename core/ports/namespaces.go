@@ -35,6 +35,10 @@ type NamespaceStore interface {
 	// AncestorIDs returns the IDs of every group above the given ones (not
 	// including them).
 	AncestorIDs(ctx context.Context, ids []int64) ([]int64, error)
+	// WithAncestors returns the namespaces with these IDs and every group
+	// above them, each once, in any order, in one query: what rendering a
+	// full name needs. Unknown IDs are left out.
+	WithAncestors(ctx context.Context, ids []int64) ([]domain.Namespace, error)
 	// OfProjects returns the IDs of the group namespaces holding these
 	// projects (personal namespaces are left out).
 	OfProjects(ctx context.Context, projectIDs []int64) ([]int64, error)

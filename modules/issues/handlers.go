@@ -74,8 +74,15 @@ func (h handlers) todo(w http.ResponseWriter, r *http.Request) error {
 // GET /projects/:id/issues
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	in := decodeList(r)
-	list, total, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
-	return h.replyList(w, r, list, total, in.Page, err)
+	list, total, t, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
+	if err != nil {
+		return err
+	}
+	out, err := h.issues.RenderIn(r.Context(), httpx.CallerOf(r), t.Project, t.Namespaces, list)
+	if err != nil {
+		return err
+	}
+	return httpx.Paginated(w, r, out, total, in.Page)
 }
 
 // GET /issues

@@ -12,18 +12,20 @@ import (
 )
 
 // List is one page of the issues of the project ref names that the
-// caller may see, and their total.
-func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ListInput) ([]domain.Issue, int, error) {
+// caller may see, their total, and the access target (rendering reuses what it
+// read).
+func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ListInput) ([]domain.Issue, int, access.Target, error) {
 	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadIssue)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, access.Target{}, err
 	}
 	f, err := in.filter()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, access.Target{}, err
 	}
 	f.ProjectID, f.Viewer = t.Project.ID, t.IssueViewer()
-	return s.list(ctx, f, in.Milestone)
+	list, total, err := s.list(ctx, f, in.Milestone)
+	return list, total, t, err
 }
 
 // ListAll is one page of the caller's issues (scope: created by them by

@@ -128,15 +128,15 @@ func (h handlers) closesIssues(w http.ResponseWriter, r *http.Request) error {
 // GET /projects/:id/merge_requests
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	in := decodeList(r)
-	list, total, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
-	return h.replyList(w, r, in, list, total, err)
+	list, total, t, err := h.s.List(r.Context(), httpx.CallerOf(r), refOf(r), in)
+	return h.replyList(w, r, in, t.Project, t.Namespaces, list, total, err)
 }
 
 // GET /merge_requests
 func (h handlers) listAll(w http.ResponseWriter, r *http.Request) error {
 	in := decodeList(r)
 	list, total, err := h.s.ListAll(r.Context(), httpx.CallerOf(r), in)
-	return h.replyList(w, r, in, list, total, err)
+	return h.replyList(w, r, in, nil, nil, list, total, err)
 }
 
 func decodeList(r *http.Request) ListInput {
@@ -146,8 +146,10 @@ func decodeList(r *http.Request) ListInput {
 	return in
 }
 
-// replyList renders a page of merge requests in the asked view.
-func (h handlers) replyList(w http.ResponseWriter, r *http.Request, in ListInput, list []domain.MergeRequest, total int, err error) error {
+// replyList renders a page of merge requests in the asked view; proj,
+// when not nil, is the project they all belong to, which the access check
+// read with namespaces nss.
+func (h handlers) replyList(w http.ResponseWriter, r *http.Request, in ListInput, proj *domain.Project, nss []domain.Namespace, list []domain.MergeRequest, total int, err error) error {
 	if err != nil {
 		return err
 	}
@@ -158,7 +160,12 @@ func (h handlers) replyList(w http.ResponseWriter, r *http.Request, in ListInput
 		}
 		return httpx.Paginated(w, r, out, total, in.Page)
 	}
-	out, err := h.mrs.Render(r.Context(), httpx.CallerOf(r), list)
+	var out []apijson.MergeRequest
+	if proj != nil {
+		out, err = h.mrs.RenderIn(r.Context(), httpx.CallerOf(r), proj, nss, list)
+	} else {
+		out, err = h.mrs.Render(r.Context(), httpx.CallerOf(r), list)
+	}
 	if err != nil {
 		return err
 	}

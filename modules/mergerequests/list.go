@@ -11,18 +11,20 @@ import (
 )
 
 // List is one page of the merge requests of the project ref names,
-// refreshed against git, and their total.
-func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ListInput) ([]domain.MergeRequest, int, error) {
+// refreshed against git, their total, and the access target (rendering reuses
+// what it read).
+func (s *Service) List(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in ListInput) ([]domain.MergeRequest, int, access.Target, error) {
 	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadMergeRequest)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, access.Target{}, err
 	}
 	f, err := in.filter()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, access.Target{}, err
 	}
 	f.ProjectID = t.Project.ID
-	return s.list(ctx, f, in.Milestone)
+	list, total, err := s.list(ctx, f, in.Milestone)
+	return list, total, t, err
 }
 
 // ListAll is one page of the caller's merge requests (scope: created by

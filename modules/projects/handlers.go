@@ -72,7 +72,7 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	caller := httpx.CallerOf(r)
-	p, err := h.s.Project(r.Context(), caller, ref)
+	t, err := h.s.Project(r.Context(), caller, ref)
 	if err != nil {
 		return err
 	}
@@ -82,8 +82,10 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	return h.one(w, r, p, http.StatusOK, apijson.ProjectOptions{
+	viewer := t.IssueViewer()
+	return h.one(w, r, t.Project, http.StatusOK, apijson.ProjectOptions{
 		Statistics: deref(in.Statistics, false), Permissions: caller.UserID() != 0,
+		Namespaces: t.Namespaces, Viewer: &viewer,
 	})
 }
 

@@ -337,6 +337,24 @@ func (st *namespaceStore) AncestorIDs(ctx context.Context, ids []int64) ([]int64
 	return st.walk(ctx, "ancestors", sqlAncestors+" SELECT id FROM up WHERE id NOT IN (?) ORDER BY id", ids)
 }
 
+func (st *namespaceStore) WithAncestors(ctx context.Context, ids []int64) ([]domain.Namespace, error) {
+	if len(ids) == 0 {
+		return []domain.Namespace{}, nil
+	}
+	var rows []namespaceRow
+	// UNION (not ALL) visits each namespace once, so even a cycle ends.
+	err := st.s.Conn(ctx).NewRaw(`WITH RECURSIVE up(id) AS (
+	SELECT id FROM namespaces WHERE id IN (?)
+	UNION
+	SELECT n.parent_id FROM namespaces n JOIN up ON n.id = up.id WHERE n.parent_id IS NOT NULL
+)
+SELECT n.* FROM namespaces n JOIN up ON up.id = n.id`, bun.List(dedupeIDs(ids))).Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: %d namespaces with ancestors: %w", len(ids), err)
+	}
+	return namespaceTable.all(rows), nil
+}
+
 // walk runs one recursive query from ids, leaving ids themselves out.
 func (st *namespaceStore) walk(ctx context.Context, what, query string, ids []int64) ([]int64, error) {
 	out := []int64{}
