@@ -207,21 +207,21 @@ func parallel(n, workers int, fn func(i int) error) error {
 
 // seedProject creates the public project, puts the cached repository in
 // place as its bare repository, and creates its issues and merge requests
-// through the API.
-func seedProject(ctx context.Context, a api, repo string, repoDir func(id int64) string, sh shape) (int64, error) {
+// through the API; and the project POST issue writes into.
+func seedProject(ctx context.Context, a api, repo string, repoDir func(id int64) string, sh shape) (project, writes int64, err error) {
 	var p struct{ ID int64 }
 	if err := a.call(ctx, "POST", "/projects", url.Values{"name": {"load"}, "visibility": {"public"}}, 201, &p); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	dst := repoDir(p.ID)
 	if err := os.RemoveAll(dst); err != nil {
-		return 0, fmt.Errorf("replace repository: %w", err)
+		return 0, 0, fmt.Errorf("replace repository: %w", err)
 	}
 	if out, err := exec.CommandContext(ctx, "cp", "-a", repo, dst).CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("copy repository: %v: %s", err, out)
+		return 0, 0, fmt.Errorf("copy repository: %v: %s", err, out)
 	}
 	issues := fmt.Sprintf("/projects/%d/issues", p.ID)
-	err := parallel(sh.Issues, 16, func(i int) error {
+	err = parallel(sh.Issues, 16, func(i int) error {
 		return a.call(ctx, "POST", issues, url.Values{
 			"title":       {fmt.Sprintf("Issue %d of the load test", i)},
 			"description": {"Something to do, with enough words to look like a real issue description."},
@@ -229,7 +229,7 @@ func seedProject(ctx context.Context, a api, repo string, repoDir func(id int64)
 		}, 201, nil)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("seed issues: %w", err)
+		return 0, 0, fmt.Errorf("seed issues: %w", err)
 	}
 	for i := range min(sh.MRs, sh.Branches-1) {
 		err := a.call(ctx, "POST", fmt.Sprintf("/projects/%d/merge_requests", p.ID), url.Values{
@@ -238,8 +238,14 @@ func seedProject(ctx context.Context, a api, repo string, repoDir func(id int64)
 			"title":         {fmt.Sprintf("Feature %d", i+1)},
 		}, 201, nil)
 		if err != nil {
-			return 0, fmt.Errorf("seed merge requests: %w", err)
+			return 0, 0, fmt.Errorf("seed merge requests: %w", err)
 		}
 	}
-	return p.ID, nil
+	// POST issue writes into a project of its own, so that the rounds
+	// after the first read the same 2,300 issues.
+	var w struct{ ID int64 }
+	if err := a.call(ctx, "POST", "/projects", url.Values{"name": {"load-writes"}, "visibility": {"public"}}, 201, &w); err != nil {
+		return 0, 0, err
+	}
+	return p.ID, w.ID, nil
 }
