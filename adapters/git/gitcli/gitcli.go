@@ -30,6 +30,8 @@ type Backend struct {
 	env  []string // the complete environment of every git process
 	log  *zap.Logger
 	cat  *catFilePool
+	// merged remembers which branch heads are reachable from which commits.
+	merged *mergedCache
 	// hooks holds the pre-receive hook of ReceivePack (and only its).
 	hooks string
 }
@@ -66,6 +68,7 @@ func New(root string, log *zap.Logger) (*Backend, error) {
 		hooks: hooks,
 	}
 	b.cat = newCatFilePool(b, catFileIdle)
+	b.merged = newMergedCache(mergedCacheSize)
 	return b, nil
 }
 

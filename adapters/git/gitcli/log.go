@@ -3,7 +3,6 @@ package gitcli
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -153,11 +152,9 @@ func (b *Backend) MergedBranches(ctx context.Context, repo, rev string) ([]strin
 	if err != nil {
 		return nil, fmt.Errorf("gitcli: merged branches in %s: %w", repo, err)
 	}
-	out, err := b.runIn(ctx, gitDir, "for-each-ref", "--merged="+ids[0], "--format=%(refname:lstrip=2)", "--", "refs/heads/")
+	names, err := b.mergedBranches(ctx, gitDir, ids[0])
 	if err != nil {
 		return nil, fmt.Errorf("gitcli: merged branches in %s: %w", repo, err)
 	}
-	names := strings.Fields(string(out))
-	sort.Strings(names)
 	return names, nil
 }
