@@ -54,6 +54,24 @@ func (b *Backend) Log(ctx context.Context, repo string, q domain.LogQuery) ([]do
 	if err != nil {
 		return nil, err
 	}
+	if walkable(q) {
+		if _, err := check.Log(q); err != nil {
+			return nil, fmt.Errorf("gitcli: log of %s: %w", repo, err)
+		}
+		var commits []domain.Commit
+		err := b.withCatFile(ctx, gitDir, func(c *catFile) error {
+			head, err := b.resolveCommit(c, gitDir, q.Ref)
+			if err != nil {
+				return err
+			}
+			commits, err = walkLog(c, head.ID, q.Skip, q.Limit)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("gitcli: log of %s: %w", repo, err)
+		}
+		return commits, nil
+	}
 	args, err := b.revListArgs(ctx, gitDir, q, true)
 	if err != nil {
 		return nil, fmt.Errorf("gitcli: log of %s: %w", repo, err)

@@ -15,6 +15,8 @@ import (
 	"sync"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // mergedCacheSize bounds the remembered (target, branch head) answers.
@@ -89,6 +91,14 @@ func branchHeads(gitDir string) (map[string]string, error) {
 		if d.IsDir() {
 			return nil
 		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if strings.HasSuffix(name, ".lock") {
+			return nil // a ref being written, not a ref (git skips them too)
+		}
 		data, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // deleted meanwhile; packed-refs may still hold it
@@ -97,14 +107,16 @@ func branchHeads(gitDir string) (map[string]string, error) {
 			return err
 		}
 		oid := strings.TrimSpace(string(data))
-		if !gitnames.IsOID(oid) {
-			return nil // a symbolic ref or a lock file: not a branch head
+		if strings.HasPrefix(oid, "ref: ") { // a symbolic ref: list its target
+			target, ok, err := gitobject.ReadRef(gitDir, domain.BranchPrefix+name)
+			if err != nil || !ok {
+				return err
+			}
+			oid = target
 		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
+		if gitnames.IsOID(oid) {
+			heads[name] = oid
 		}
-		heads[filepath.ToSlash(rel)] = oid
 		return nil
 	})
 	if err != nil {
