@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -32,6 +33,9 @@ type Backend struct {
 	cat  *catFilePool
 	// merged remembers which branch heads are reachable from which commits.
 	merged *mergedCache
+	// runs counts the git processes run (cat-file aside), for the tests
+	// that pin how much git a read costs.
+	runs atomic.Int64
 	// hooks holds the pre-receive hook of ReceivePack (and only its).
 	hooks string
 }
