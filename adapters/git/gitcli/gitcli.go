@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitinput"
+	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
@@ -32,7 +33,11 @@ type Backend struct {
 	log  *zap.Logger
 	cat  *catFilePool
 	// merged remembers which branch heads are reachable from which commits.
-	merged *mergedCache
+	// Without it every branch list walks the default branch's history.
+	merged *lru[mergedKey, bool]
+	// commits keeps parsed commits, so lists of branches and first pages
+	// of log need no round trip to cat-file once read.
+	commits *lru[commitKey, domain.Commit]
 	// runs counts the git processes run (cat-file aside), for the tests
 	// that pin how much git a read costs.
 	runs atomic.Int64
@@ -72,7 +77,8 @@ func New(root string, log *zap.Logger) (*Backend, error) {
 		hooks: hooks,
 	}
 	b.cat = newCatFilePool(b, catFileIdle)
-	b.merged = newMergedCache(mergedCacheSize)
+	b.merged = newLRU[mergedKey, bool](mergedCacheSize)
+	b.commits = newLRU[commitKey, domain.Commit](commitCacheSize)
 	return b, nil
 }
 

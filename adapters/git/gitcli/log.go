@@ -64,7 +64,7 @@ func (b *Backend) Log(ctx context.Context, repo string, q domain.LogQuery) ([]do
 			if err != nil {
 				return err
 			}
-			commits, err = walkLog(c, head.ID, q.Skip, q.Limit)
+			commits, err = b.walkLog(c, head.ID, q.Skip, q.Limit)
 			return err
 		})
 		if err != nil {

@@ -29,49 +29,71 @@ type mergedKey struct {
 	gitDir, target, head string
 }
 
-type mergedEntry struct {
-	key    mergedKey
-	merged bool
-}
+// commitCacheSize bounds the parsed commits kept (a few MB): enough for
+// the first pages and branch heads of many repositories.
+const commitCacheSize = 1 << 15
 
-// mergedCache is a bounded LRU of reachability answers: without it every
-// branch list walks the default branch's whole history.
-type mergedCache struct {
+// commitKey names a commit of one repository: objects never change, but a
+// repository must not see another's.
+type commitKey struct{ gitDir, id string }
+
+// lru is a bounded map dropping the least recently used entry; its values
+// are answers about immutable inputs, so it needs no invalidation.
+type lru[K comparable, V any] struct {
 	mu  sync.Mutex
 	max int
 	ll  *list.List
-	m   map[mergedKey]*list.Element
+	m   map[K]*list.Element
 }
 
-func newMergedCache(max int) *mergedCache {
-	return &mergedCache{max: max, ll: list.New(), m: map[mergedKey]*list.Element{}}
+type lruEntry[K comparable, V any] struct {
+	key K
+	val V
 }
 
-func (c *mergedCache) get(k mergedKey) (merged, ok bool) {
+func newLRU[K comparable, V any](max int) *lru[K, V] {
+	return &lru[K, V]{max: max, ll: list.New(), m: map[K]*list.Element{}}
+}
+
+func (c *lru[K, V]) get(k K) (v V, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[k]
 	if !ok {
-		return false, false
+		return v, false
 	}
 	c.ll.MoveToFront(e)
-	return e.Value.(*mergedEntry).merged, true
+	return e.Value.(*lruEntry[K, V]).val, true
 }
 
-func (c *mergedCache) put(k mergedKey, merged bool) {
+func (c *lru[K, V]) put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.m[k]; ok {
-		e.Value.(*mergedEntry).merged = merged
+		e.Value.(*lruEntry[K, V]).val = v
 		c.ll.MoveToFront(e)
 		return
 	}
-	c.m[k] = c.ll.PushFront(&mergedEntry{key: k, merged: merged})
+	c.m[k] = c.ll.PushFront(&lruEntry[K, V]{key: k, val: v})
 	for c.ll.Len() > c.max {
 		old := c.ll.Back()
 		c.ll.Remove(old)
-		delete(c.m, old.Value.(*mergedEntry).key)
+		delete(c.m, old.Value.(*lruEntry[K, V]).key)
 	}
+}
+
+// readCommit is gitobject.ReadCommit through the commit cache.
+func (b *Backend) readCommit(c *catFile, id string) (domain.Commit, error) {
+	k := commitKey{c.gitDir, id}
+	if commit, ok := b.commits.get(k); ok {
+		return commit, nil
+	}
+	commit, err := gitobject.ReadCommit(c, id)
+	if err != nil {
+		return domain.Commit{}, err
+	}
+	b.commits.put(k, commit)
+	return commit, nil
 }
 
 // branchHeads reads every branch's object name as git stores refs (loose

@@ -207,6 +207,10 @@ func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, e
 	branches := make([]domain.Branch, 0, len(names))
 	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
 		for _, name := range names {
+			if commit, ok := b.commits.get(commitKey{gitDir, heads[name]}); ok {
+				branches = append(branches, domain.Branch{Name: name, Commit: commit})
+				continue
+			}
 			o, err := c.contents(heads[name])
 			if err != nil {
 				return fmt.Errorf("branch %s: %w", name, err)
@@ -214,6 +218,9 @@ func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, e
 			br, err := gitobject.MakeBranch(name, o)
 			if err != nil {
 				return err
+			}
+			if o.Type == "commit" {
+				b.commits.put(commitKey{gitDir, o.ID}, br.Commit)
 			}
 			branches = append(branches, br)
 		}

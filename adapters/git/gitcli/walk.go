@@ -3,7 +3,6 @@ package gitcli
 import (
 	"fmt"
 
-	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -25,9 +24,9 @@ func walkable(q domain.LogQuery) bool {
 // when first seen), reading only the commits up to the page's end through
 // the long-lived cat-file process: the cost follows the page, not the
 // history.
-func walkLog(c *catFile, head string, skip, limit int) ([]domain.Commit, error) {
+func (b *Backend) walkLog(c *catFile, head string, skip, limit int) ([]domain.Commit, error) {
 	seen := map[string]bool{head: true}
-	first, err := gitobject.ReadCommit(c, head)
+	first, err := b.readCommit(c, head)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +40,7 @@ func walkLog(c *catFile, head string, skip, limit int) ([]domain.Commit, error) 
 				continue
 			}
 			seen[pid] = true
-			parent, err := gitobject.ReadCommit(c, pid)
+			parent, err := b.readCommit(c, pid)
 			if err != nil {
 				return nil, fmt.Errorf("parent of %s: %w", commit.ID, err)
 			}
