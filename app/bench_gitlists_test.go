@@ -49,8 +49,24 @@ func BenchmarkGitLists(b *testing.B) {
 						}
 					}
 				}
+				// parallel is 16 requests in flight, as the wrk -c16:
+				// 1e9 / ns/op is the throughput in requests per second.
+				parallel := func(b *testing.B, path string) {
+					srv.Do(b, "GET", path, srv.RootToken, nil)
+					b.SetParallelism(8)
+					b.RunParallel(func(pb *testing.PB) {
+						for pb.Next() {
+							resp, _ := srv.Do(b, "GET", path, srv.RootToken, nil)
+							if resp.StatusCode != http.StatusOK {
+								b.Errorf("GET %s: %d", path, resp.StatusCode)
+							}
+						}
+					})
+				}
 				b.Run("Branches", func(b *testing.B) { get(b, base+"/branches") })
 				b.Run("CommitsPage1", func(b *testing.B) { get(b, base+"/commits?per_page=20") })
+				b.Run("BranchesParallel16", func(b *testing.B) { parallel(b, base+"/branches") })
+				b.Run("CommitsPage1Parallel16", func(b *testing.B) { parallel(b, base+"/commits?per_page=20") })
 			})
 		}
 	}
