@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitinput"
+	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
@@ -30,6 +32,15 @@ type Backend struct {
 	env  []string // the complete environment of every git process
 	log  *zap.Logger
 	cat  *catFilePool
+	// merged remembers which branch heads are reachable from which commits.
+	// Without it every branch list walks the default branch's history.
+	merged *lru[mergedKey, bool]
+	// commits keeps parsed commits, so lists of branches and first pages
+	// of log need no round trip to cat-file once read.
+	commits *lru[commitKey, domain.Commit]
+	// runs counts the git processes run (cat-file aside), for the tests
+	// that pin how much git a read costs.
+	runs atomic.Int64
 	// hooks holds the pre-receive hook of ReceivePack (and only its).
 	hooks string
 }
@@ -66,6 +77,8 @@ func New(root string, log *zap.Logger) (*Backend, error) {
 		hooks: hooks,
 	}
 	b.cat = newCatFilePool(b, catFileIdle)
+	b.merged = newLRU[mergedKey, bool](mergedCacheSize)
+	b.commits = newLRU[commitKey, domain.Commit](commitCacheSize)
 	return b, nil
 }
 

@@ -3,7 +3,6 @@ package gitcli
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -54,6 +53,24 @@ func (b *Backend) Log(ctx context.Context, repo string, q domain.LogQuery) ([]do
 	gitDir, err := b.open(repo)
 	if err != nil {
 		return nil, err
+	}
+	if walkable(q) {
+		if _, err := check.Log(q); err != nil {
+			return nil, fmt.Errorf("gitcli: log of %s: %w", repo, err)
+		}
+		var commits []domain.Commit
+		err := b.withCatFile(ctx, gitDir, func(c *catFile) error {
+			head, err := b.resolveCommit(c, gitDir, q.Ref)
+			if err != nil {
+				return err
+			}
+			commits, err = b.walkLog(c, head.ID, q.Skip, q.Limit)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("gitcli: log of %s: %w", repo, err)
+		}
+		return commits, nil
 	}
 	args, err := b.revListArgs(ctx, gitDir, q, true)
 	if err != nil {
@@ -153,11 +170,9 @@ func (b *Backend) MergedBranches(ctx context.Context, repo, rev string) ([]strin
 	if err != nil {
 		return nil, fmt.Errorf("gitcli: merged branches in %s: %w", repo, err)
 	}
-	out, err := b.runIn(ctx, gitDir, "for-each-ref", "--merged="+ids[0], "--format=%(refname:lstrip=2)", "--", "refs/heads/")
+	names, err := b.mergedBranches(ctx, gitDir, ids[0])
 	if err != nil {
 		return nil, fmt.Errorf("gitcli: merged branches in %s: %w", repo, err)
 	}
-	names := strings.Fields(string(out))
-	sort.Strings(names)
 	return names, nil
 }

@@ -193,17 +193,41 @@ func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, e
 	if err != nil {
 		return nil, err
 	}
-	recs, err := b.forEachRef(ctx, gitDir, domain.BranchPrefix)
+	// The refs are read from their files and the commits through the
+	// long-lived cat-file process: no git process per request.
+	heads, err := branchHeads(gitDir)
 	if err != nil {
 		return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
 	}
-	branches := make([]domain.Branch, 0, len(recs))
-	for _, r := range recs {
-		br, err := gitobject.MakeBranch(strings.TrimPrefix(r.name, domain.BranchPrefix), r.obj)
-		if err != nil {
-			return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
+	names := make([]string, 0, len(heads))
+	for name := range heads {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	branches := make([]domain.Branch, 0, len(names))
+	err = b.withCatFile(ctx, gitDir, func(c *catFile) error {
+		for _, name := range names {
+			if commit, ok := b.commits.get(commitKey{gitDir, heads[name]}); ok {
+				branches = append(branches, domain.Branch{Name: name, Commit: commit})
+				continue
+			}
+			o, err := c.contents(heads[name])
+			if err != nil {
+				return fmt.Errorf("branch %s: %w", name, err)
+			}
+			br, err := gitobject.MakeBranch(name, o)
+			if err != nil {
+				return err
+			}
+			if o.Type == "commit" {
+				b.commits.put(commitKey{gitDir, o.ID}, br.Commit)
+			}
+			branches = append(branches, br)
 		}
-		branches = append(branches, br)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
 	}
 	return branches, nil
 }

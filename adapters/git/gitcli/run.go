@@ -115,6 +115,7 @@ func (b *Backend) runOpts(ctx context.Context, o runOpts, args ...string) ([]byt
 	cmd.Stderr = &stderr
 
 	start := time.Now()
+	b.runs.Add(1)
 	err := cmd.Run()
 	b.log.Debug("git", zap.Strings("args", args), zap.Duration("took", time.Since(start)), zap.Error(err))
 	if err != nil {
