@@ -87,10 +87,15 @@ type statusWriter struct {
 	bytes  int64
 }
 
+// WriteHeader sends the status once. A second call can only come from an
+// error met after the body started (a client gone mid-download): the
+// status is out already, so it is dropped instead of reaching net/http,
+// which would log "superfluous response.WriteHeader".
 func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
+	if w.status != 0 {
+		return
 	}
+	w.status = code
 	w.ResponseWriter.WriteHeader(code)
 }
 
