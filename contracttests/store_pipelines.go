@@ -1,6 +1,7 @@
 package contracttests
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ func ciStoreCases() []storeCase {
 		{"PipelineUnknownProject", storePipelineUnknownProject},
 		{"PipelineList", storePipelineList},
 		{"PipelineUpdate", storePipelineUpdate},
+		{"PipelineLock", storePipelineLock},
 		{"PipelineDeleteReturnsArtifacts", storePipelineDeleteReturnsArtifacts},
 		{"PipelineLatest", storePipelineLatest},
 		{"PipelineLatestOfSHAs", storePipelineLatestOfSHAs},
@@ -462,4 +464,21 @@ func storeJobUpdate(t *testing.T, s Stores) {
 	}
 	_, err = s.Jobs.Update(ctx, j.ID+100, func(*domain.Job) error { return nil })
 	storeWantKind(t, err, core.ErrNotFound, "Update of a missing job")
+}
+
+// storePipelineLock: Lock inside a transaction takes the pipeline's lock
+// and writes nothing (UpdatedAt stays); a missing pipeline is not found.
+func storePipelineLock(t *testing.T, s Stores) {
+	ctx := t.Context()
+	p := storeCIProject(t, s, "p", nil)
+	pl, _ := storePipeline(t, s, p, "main", storeSHA1, storeCIJob("a", domain.CIPending))
+	if err := s.Tx.WithinTx(ctx, func(ctx context.Context) error { return s.Pipelines.Lock(ctx, pl.ID) }); err != nil {
+		t.Fatalf("Lock: %v", err)
+	}
+	got, err := s.Pipelines.GetByID(ctx, pl.ID)
+	if err != nil || !got.UpdatedAt.Equal(pl.UpdatedAt) {
+		t.Fatalf("after Lock: %v, updated_at %v, want %v unchanged", err, got, pl.UpdatedAt)
+	}
+	err = s.Tx.WithinTx(ctx, func(ctx context.Context) error { return s.Pipelines.Lock(ctx, pl.ID+100) })
+	storeWantKind(t, err, core.ErrNotFound, "lock of a missing pipeline")
 }

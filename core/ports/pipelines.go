@@ -21,6 +21,10 @@ type PipelineStore interface {
 	// Update applies fn under a row lock and saves; fn's error is
 	// returned as is. UpdatedAt = now unless fn changed it.
 	Update(ctx context.Context, id int64, fn func(p *domain.Pipeline) error) (*domain.Pipeline, error)
+	// Lock takes the pipeline's row lock until ctx's transaction ends,
+	// without writing it: use cases that change a pipeline's jobs take it
+	// first, in the order the pipeline processor does (core.ErrNotFound).
+	Lock(ctx context.Context, id int64) error
 	// Delete removes the pipeline with its jobs, their traces and their
 	// artifact records, and returns those artifacts so that the caller
 	// deletes their files after commit (core.ErrNotFound).

@@ -77,7 +77,7 @@ func (s *Service) Retry(ctx context.Context, caller *domain.Caller, ref domain.I
 	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		ctx, done := markProcessing(ctx, p.ID)
 		defer done()
-		if err := s.lockPipeline(ctx, p.ID); err != nil {
+		if err := s.p.Pipelines.Lock(ctx, p.ID); err != nil {
 			return err
 		}
 		jobs, err := s.p.Jobs.OfPipeline(ctx, p.ID)
@@ -136,7 +136,7 @@ func (s *Service) Cancel(ctx context.Context, caller *domain.Caller, ref domain.
 	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		ctx, done := markProcessing(ctx, p.ID)
 		defer done()
-		if err := s.lockPipeline(ctx, p.ID); err != nil {
+		if err := s.p.Pipelines.Lock(ctx, p.ID); err != nil {
 			return err
 		}
 		jobs, err := s.p.Jobs.OfPipeline(ctx, p.ID)
@@ -170,15 +170,6 @@ func (s *Service) Cancel(ctx context.Context, caller *domain.Caller, ref domain.
 	return s.loadPipeline(ctx, t, p.ID)
 }
 
-// lockPipeline takes the pipeline's row lock before its jobs' (the order
-// the processor takes them in), so that a use case changing many jobs
-// and a concurrent job event never wait for each other in a cycle.
-func (s *Service) lockPipeline(ctx context.Context, id int64) error {
-	if _, err := s.p.Pipelines.Update(ctx, id, func(*domain.Pipeline) error { return nil }); err != nil {
-		return fmt.Errorf("lock pipeline %d: %w", id, err)
-	}
-	return nil
-}
 
 // cancelable is GitLab's CommitStatus.cancelable scope.
 func cancelable(st domain.CIStatus) bool {

@@ -78,7 +78,7 @@ func (s *Service) retry(ctx context.Context, actor int64, j *domain.Job) (*domai
 	}
 	var out *domain.Job
 	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
-		if err := s.lockPipeline(ctx, j.PipelineID); err != nil {
+		if err := s.p.Pipelines.Lock(ctx, j.PipelineID); err != nil {
 			return err
 		}
 		var copied domain.Job

@@ -78,7 +78,7 @@ var errJobNotFound = core.NotFound("Job")
 func (s *Service) update(ctx context.Context, actor int64, j *domain.Job, change func(j *domain.Job) error) (*domain.Job, error) {
 	var out *domain.Job
 	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
-		if err := s.lockPipeline(ctx, j.PipelineID); err != nil {
+		if err := s.p.Pipelines.Lock(ctx, j.PipelineID); err != nil {
 			return err
 		}
 		var prev domain.CIStatus
@@ -98,16 +98,6 @@ func (s *Service) update(ctx context.Context, actor int64, j *domain.Job, change
 	return out, nil
 }
 
-// lockPipeline takes the pipeline's row lock before any of its jobs'
-// (the order the ci module's processor takes them in, which a JobEvent
-// runs in this transaction), so that this write and a concurrent job
-// event never wait for each other in a cycle.
-func (s *Service) lockPipeline(ctx context.Context, id int64) error {
-	if _, err := s.p.Pipelines.Update(ctx, id, func(*domain.Pipeline) error { return nil }); err != nil {
-		return fmt.Errorf("lock pipeline %d: %w", id, err)
-	}
-	return nil
-}
 
 // published publishes the job's event when its status moved.
 func (s *Service) published(ctx context.Context, j *domain.Job, prev domain.CIStatus, actor int64) error {

@@ -255,7 +255,7 @@ func (s *Service) isTag(ctx context.Context, proj *domain.Project, ref string) (
 func (s *Service) pipelineFor(ctx context.Context, proj *domain.Project, sha, ref string, tag bool, actor int64, now time.Time) (*domain.Pipeline, error) {
 	pl, err := s.p.Pipelines.Latest(ctx, proj.ID, sha, ref)
 	if err == nil {
-		return pl, s.lockPipeline(ctx, pl.ID)
+		return pl, s.p.Pipelines.Lock(ctx, pl.ID)
 	}
 	if !errors.Is(err, core.ErrNotFound) {
 		return nil, fmt.Errorf("pipeline of %s on %q: %w", sha, ref, err)

@@ -200,6 +200,16 @@ func (st *pipelineStore) Update(ctx context.Context, id int64, fn func(p *domain
 	})
 }
 
+// Lock reads the pipeline under its row lock (Postgres) inside ctx's
+// transaction; on SQLite the immediate transaction already serialises
+// writers, so the read only checks that it exists.
+func (st *pipelineStore) Lock(ctx context.Context, id int64) error {
+	if _, err := pipelineTable.locked(st.s, "pl.id = ?", id)(ctx, st.s.Conn(ctx)); err != nil {
+		return fmt.Errorf("bunstore: lock pipeline %d: %w", id, err)
+	}
+	return nil
+}
+
 // Delete removes the pipeline; its jobs, their tags, trace chunks and
 // artifact records go by ON DELETE CASCADE, after the artifacts were read.
 func (st *pipelineStore) Delete(ctx context.Context, projectID, id int64) ([]domain.Artifact, error) {
