@@ -170,7 +170,6 @@ func (s *Service) Cancel(ctx context.Context, caller *domain.Caller, ref domain.
 	return s.loadPipeline(ctx, t, p.ID)
 }
 
-
 // cancelable is GitLab's CommitStatus.cancelable scope.
 func cancelable(st domain.CIStatus) bool {
 	return st == domain.CIRunning || st == domain.CIPending || st == domain.CICreated

@@ -98,7 +98,6 @@ func (s *Service) update(ctx context.Context, actor int64, j *domain.Job, change
 	return out, nil
 }
 
-
 // published publishes the job's event when its status moved.
 func (s *Service) published(ctx context.Context, j *domain.Job, prev domain.CIStatus, actor int64) error {
 	if j.Status == prev {
