@@ -1,8 +1,10 @@
 package runners
 
 import (
+	"context"
 	"net/http"
 
+	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
@@ -29,41 +31,33 @@ func listInput(r *http.Request, allowed []string) (ListInput, error, error) {
 }
 
 func (h handlers) listOwned(w http.ResponseWriter, r *http.Request) error {
-	caller, err := httpx.RequireUser(r)
-	if err != nil {
-		return err
-	}
-	in, invalid, err := listInput(r, ownedScopes)
-	if err != nil {
-		return err
-	}
-	if invalid != nil {
-		return invalid
-	}
-	list, total, err := h.s.ListOwned(r.Context(), caller, in)
-	if err != nil {
-		return err
-	}
-	return httpx.Paginated(w, r, runnersOf(list, h.s.now()), total, in.Page)
+	return h.list(w, r, httpx.RequireUser, ownedScopes, h.s.ListOwned)
 }
 
 func (h handlers) listAll(w http.ResponseWriter, r *http.Request) error {
-	caller, err := httpx.RequireAdmin(r)
+	return h.list(w, r, httpx.RequireAdmin, allScopes, h.s.ListAll)
+}
+
+// list is GET /runners and /runners/all: who may ask, which scopes they
+// may name, and the use case that lists.
+func (h handlers) list(w http.ResponseWriter, r *http.Request, require func(*http.Request) (*domain.Caller, error),
+	scopes []string, list func(context.Context, *domain.Caller, ListInput) ([]domain.Runner, int, error)) error {
+	caller, err := require(r)
 	if err != nil {
 		return err
 	}
-	in, invalid, err := listInput(r, allScopes)
+	in, invalid, err := listInput(r, scopes)
 	if err != nil {
 		return err
 	}
 	if invalid != nil {
 		return invalid
 	}
-	list, total, err := h.s.ListAll(r.Context(), caller, in)
+	runners, total, err := list(r.Context(), caller, in)
 	if err != nil {
 		return err
 	}
-	return httpx.Paginated(w, r, runnersOf(list, h.s.now()), total, in.Page)
+	return httpx.Paginated(w, r, runnersOf(runners, h.s.now()), total, in.Page)
 }
 
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
