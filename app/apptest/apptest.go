@@ -57,10 +57,14 @@ type Server struct {
 	// Stores, for tests and benchmarks that seed data faster than the API can.
 	Store *bunstore.Store
 	// Repos is the git backend, for tests that seed repositories directly.
-	Repos   ports.RepoBackend
-	queries atomic.Int64
-	logs    *syncBuffer
-	clock   *Clock
+	Repos    ports.RepoBackend
+	queries  atomic.Int64
+	queryMu  sync.Mutex
+	queryLog []string
+	// logQueries is set by the first QueryLog call.
+	logQueries bool
+	logs       *syncBuffer
+	clock      *Clock
 }
 
 // Clock is the server's clock: real time plus an offset tests can move.
@@ -154,7 +158,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		ts.Close()
 		t.Fatalf("start hearth: %v", err)
 	}
-	s.Store.DB().AddQueryHook(queryCounter{&s.queries})
+	s.Store.DB().AddQueryHook(queryCounter{s})
 	ts.Config.Handler = handler
 	ts.Start()
 	s.URL = ts.URL
@@ -178,11 +182,29 @@ func New(t testing.TB, opts ...Option) *Server {
 // Queries is how many SQL queries the server has run so far.
 func (s *Server) Queries() int64 { return s.queries.Load() }
 
-type queryCounter struct{ n *atomic.Int64 }
+// QueryLog is the text of every SQL query the server ran since the last
+// call, for tests that say which queries a request costs. The first call
+// starts the recording (servers that never ask keep no log).
+func (s *Server) QueryLog() []string {
+	s.queryMu.Lock()
+	defer s.queryMu.Unlock()
+	out := s.queryLog
+	s.queryLog, s.logQueries = nil, true
+	return out
+}
+
+type queryCounter struct{ s *Server }
 
 func (q queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
-func (q queryCounter) AfterQuery(_ context.Context, _ *bun.QueryEvent) { q.n.Add(1) }
+func (q queryCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	q.s.queries.Add(1)
+	q.s.queryMu.Lock()
+	if q.s.logQueries {
+		q.s.queryLog = append(q.s.queryLog, e.Query)
+	}
+	q.s.queryMu.Unlock()
+}
 
 // Logs is everything the server logged so far.
 func (s *Server) Logs() string { return s.logs.String() }

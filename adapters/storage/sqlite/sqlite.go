@@ -24,7 +24,6 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 )
@@ -44,10 +43,11 @@ func Open(ctx context.Context, path string) (*bun.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
-	sqldb, err := sql.Open("sqlite", path+"?"+pragmas)
+	conn, err := newConnector(path + "?" + pragmas)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
+	sqldb := sql.OpenDB(conn)
 	// Writers queue in the pool rather than spin in SQLite's busy handler,
 	// while readers still get a few connections of their own under WAL.
 	n := max(4, runtime.GOMAXPROCS(0))

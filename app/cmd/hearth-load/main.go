@@ -71,6 +71,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -94,6 +96,7 @@ type options struct {
 	runs     int
 	rate     float64
 	only     string
+	profile  string
 	shape    shape
 }
 
@@ -107,6 +110,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 1, "rounds over all endpoints; the table shows the median")
 	flag.Float64Var(&o.rate, "rate", 0, "open loop: requests per second per endpoint (0: closed loop)")
 	flag.StringVar(&o.only, "only", "", "drive only the endpoints whose name matches this regexp")
+	flag.StringVar(&o.profile, "cpuprofile", "", "directory: write a CPU profile of each endpoint's first run there (server and drivers share the process)")
 	flag.IntVar(&o.shape.Commits, "commits", 1419, "commits in the repository")
 	flag.IntVar(&o.shape.Branches, "branches", 13, "branches in the repository, master included")
 	flag.IntVar(&o.shape.Tags, "tags", 1148, "tags in the repository")
@@ -180,10 +184,17 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 				return ctx.Err()
 			}
 			var s stats
+			stopProfile, err := startProfile(o.profile, r, t.Name)
+			if err != nil {
+				return err
+			}
 			if o.rate > 0 {
 				s = openLoop(ctx, newClient(4096, 30*time.Second), t, o.rate, o.duration)
 			} else {
 				s = closedLoop(ctx, newClient(o.conns, 30*time.Second), t, o.conns, o.duration)
+			}
+			if err := stopProfile(); err != nil {
+				return err
 			}
 			fmt.Fprintf(os.Stderr, "run %d/%d %-34s %8.0f req/s p90 %s errors %d\n", r+1, o.runs, t.Name, s.Rate, ms(s.P90), s.Errors)
 			runs[i] = append(runs[i], s)
@@ -358,4 +369,29 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b) // never fails (crypto/rand)
 	return hex.EncodeToString(b)
+}
+
+// startProfile starts a CPU profile of one endpoint's first run into dir (a
+// file named after the endpoint); with no dir, or on later runs, it does
+// nothing. The profile holds the load drivers too: look at the server's frames.
+func startProfile(dir string, run int, name string) (stop func() error, err error) {
+	if dir == "" || run > 0 {
+		return func() error { return nil }, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	slug := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(name), "-"), "-")
+	f, err := os.Create(filepath.Join(dir, slug+".pprof"))
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
