@@ -50,7 +50,10 @@ func TestHotReadQueryCounts(t *testing.T) {
 	project := fmt.Sprintf("/projects/%d", issues)
 	want("GET /projects/:id with a token", cost(project, srv.RootToken), 8)
 	want("GET /projects/:id anonymous", cost(project, ""), 5)
-	want("GET /projects/:id as a non-member", cost(project, otherToken), 10)
+	// A signed-in non-member may see the open confidential issues they
+	// wrote or are assigned: with some in the project (one in ten here),
+	// those are counted for them (IssueStore.CountOpen), one query more.
+	want("GET /projects/:id as a non-member", cost(project, otherToken), 11)
 
 	for _, per := range []int{20, 100} {
 		want(fmt.Sprintf("GET issues, %d per page", per), cost(fmt.Sprintf("%s/issues?per_page=%d", project, per), srv.RootToken), 9)

@@ -680,6 +680,64 @@ func storeIssueCountOpen(t *testing.T, s Stores) {
 			t.Errorf("%s (-want +got):\n%s", c.what, diff)
 		}
 	}
+
+	// The counts follow every change at once: closing, reopening, making
+	// confidential, deleting; a rolled back change leaves them as they were.
+	count := func(what string, v domain.IssueViewer, want map[int64]int) {
+		t.Helper()
+		got, err := s.Issues.CountOpen(ctx, all, v)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", what, diff)
+		}
+	}
+	update := func(ctx context.Context, project *domain.Project, title string, fn func(i *domain.Issue)) error {
+		list, _, err := s.Issues.List(ctx, domain.IssueFilter{ProjectID: project.ID, Viewer: domain.IssueViewer{All: true}, Search: title, Page: domain.Page{Page: 1, PerPage: 20}})
+		if err != nil {
+			t.Fatalf("find %q: %v", title, err)
+		}
+		for _, i := range list {
+			if i.Title == title {
+				_, err = s.Issues.Update(ctx, project.ID, i.IID, func(i *domain.Issue) error { fn(i); return nil })
+				return err
+			}
+		}
+		t.Fatalf("no issue %q", title)
+		return nil
+	}
+	if err := update(ctx, p, "opened", func(i *domain.Issue) { i.State = domain.IssueClosed }); err != nil {
+		t.Fatal(err)
+	}
+	if err := update(ctx, q, "q1", func(i *domain.Issue) { i.Confidential = true }); err != nil {
+		t.Fatal(err)
+	}
+	if err := update(ctx, closed, "done", func(i *domain.Issue) { i.State = domain.IssueReopened }); err != nil {
+		t.Fatal(err)
+	}
+	count("after changes, nobody", domain.IssueViewer{}, map[int64]int{p.ID: 1, q.ID: 1, closed.ID: 1})
+	count("after changes, admin", domain.IssueViewer{All: true}, map[int64]int{p.ID: 2, q.ID: 2, closed.ID: 1})
+	count("after changes, author of q1", domain.IssueViewer{UserID: alice.ID}, map[int64]int{p.ID: 1, q.ID: 2, closed.ID: 1})
+	boom := errors.New("boom")
+	err := s.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		if err := update(ctx, q, "q2", func(i *domain.Issue) { i.State = domain.IssueClosed }); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("rolled back close: %v", err)
+	}
+	list, _, err := s.Issues.List(ctx, domain.IssueFilter{ProjectID: q.ID, Viewer: domain.IssueViewer{All: true}, Search: "q1", Page: domain.Page{Page: 1, PerPage: 20}})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("find q1: %v", err)
+	}
+	if err := s.Issues.Delete(ctx, q.ID, list[0].IID); err != nil {
+		t.Fatal(err)
+	}
+	count("after a rollback and a delete, nobody", domain.IssueViewer{}, map[int64]int{p.ID: 1, q.ID: 1, closed.ID: 1})
+	count("after a rollback and a delete, admin", domain.IssueViewer{All: true}, map[int64]int{p.ID: 2, q.ID: 1, closed.ID: 1})
 }
 
 func storeIssueTxRollback(t *testing.T, s Stores) {

@@ -38,6 +38,10 @@ type Backend struct {
 	// commits keeps parsed commits, so lists of branches and first pages
 	// of log need no round trip to cat-file once read.
 	commits *lru[commitKey, domain.Commit]
+	// lastCommits remembers the last commit to touch a path as of a
+	// commit (the files API's last_commit_id), which otherwise walks
+	// history with a git process per request.
+	lastCommits *lru[pathKey, string]
 	// runs counts the git processes run (cat-file aside), for the tests
 	// that pin how much git a read costs.
 	runs atomic.Int64
@@ -79,6 +83,7 @@ func New(root string, log *zap.Logger) (*Backend, error) {
 	b.cat = newCatFilePool(b, catFileIdle)
 	b.merged = newLRU[mergedKey, bool](mergedCacheSize)
 	b.commits = newLRU[commitKey, domain.Commit](commitCacheSize)
+	b.lastCommits = newLRU[pathKey, string](commitCacheSize)
 	return b, nil
 }
 

@@ -37,6 +37,9 @@ const commitCacheSize = 1 << 15
 // repository must not see another's.
 type commitKey struct{ gitDir, id string }
 
+// pathKey names a path as of a commit of one repository.
+type pathKey struct{ gitDir, commit, path string }
+
 // lru is a bounded map dropping the least recently used entry; its values
 // are answers about immutable inputs, so it needs no invalidation.
 type lru[K comparable, V any] struct {

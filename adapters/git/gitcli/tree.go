@@ -67,11 +67,17 @@ func (b *Backend) File(ctx context.Context, repo, rev, p string) (domain.File, e
 	if err != nil {
 		return domain.File{}, fmt.Errorf("gitcli: file %q at %q in %s: %w", p, rev, repo, err)
 	}
+	k := pathKey{gitDir, f.CommitID, p}
+	if last, ok := b.lastCommits.get(k); ok {
+		f.LastCommitID = last
+		return f, nil
+	}
 	out, err := b.runIn(ctx, gitDir, "--literal-pathspecs", "rev-list", "--max-count=1", f.CommitID, "--", p)
 	if err != nil {
 		return domain.File{}, fmt.Errorf("gitcli: last commit of %q in %s: %w", p, repo, err)
 	}
 	f.LastCommitID = strings.TrimSpace(string(out))
+	b.lastCommits.put(k, f.LastCommitID)
 	return f, nil
 }
 

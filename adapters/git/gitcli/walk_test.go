@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -134,6 +135,11 @@ func TestListReadsDoNotGrowWithHistory(t *testing.T) {
 		if err != nil || len(page) != 20 {
 			t.Fatalf("log: %d, %v", len(page), err)
 		}
+		// The files API's last commit of a path.
+		f, err := b.File(ctx, repo, "main", "f3")
+		if err != nil || f.LastCommitID == "" {
+			t.Fatalf("file: %+v, %v", f, err)
+		}
 	}
 	cost := func(repo string) (cold, warm int64) {
 		before := b.runs.Load()
@@ -166,5 +172,30 @@ func TestListReadsDoNotGrowWithHistory(t *testing.T) {
 	}
 	if strings.Join(merged, " ") != "b1 b2 b3 b4 main" {
 		t.Errorf("merged after moving b0: %v", merged)
+	}
+
+	// A commit on main touching f3 is its last commit at once, and one
+	// that does not leaves it: the cached answer is keyed by the commit
+	// read at.
+	a := domain.Signature{Name: "a", Email: "a@example.com", When: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)}
+	before, err := b.File(ctx, small, "main", "f3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := b.CommitFiles(ctx, small, domain.CommitFiles{Branch: "main", Message: "f4", Author: a, Committer: a,
+		Actions: []domain.FileAction{{Action: domain.FileUpdate, Path: "f4", Content: []byte("new\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := b.File(ctx, small, "main", "f3"); err != nil || f.CommitID != other.ID || f.LastCommitID != before.LastCommitID {
+		t.Errorf("after a commit to f4: %+v, %v; want last commit %s", f, err, before.LastCommitID)
+	}
+	touch, err := b.CommitFiles(ctx, small, domain.CommitFiles{Branch: "main", Message: "f3", Author: a, Committer: a,
+		Actions: []domain.FileAction{{Action: domain.FileUpdate, Path: "f3", Content: []byte("new\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := b.File(ctx, small, "main", "f3"); err != nil || f.LastCommitID != touch.ID {
+		t.Errorf("after a commit to f3: last commit %s, %v; want %s", f.LastCommitID, err, touch.ID)
 	}
 }

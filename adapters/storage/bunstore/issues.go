@@ -3,6 +3,7 @@ package bunstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -251,18 +252,54 @@ func (st *issueStore) List(ctx context.Context, f domain.IssueFilter) ([]domain.
 	return out, n, nil
 }
 
-// CountOpen groups the open issues of projectIDs that viewer may see in
-// one query.
+// CountOpen gives the open issues of projectIDs that viewer may see. It
+// reads the counts the issue_counts triggers keep (migration 0011), one
+// indexed read whatever the number of issues: the open issues for a viewer
+// who sees every confidential one there (or when there are none), the
+// non-confidential ones for an anonymous viewer. Only a signed-in viewer
+// who may see some of a project's open confidential issues (their own, or
+// assigned to them) but not all, has that project's issues counted.
 func (st *issueStore) CountOpen(ctx context.Context, projectIDs []int64, viewer domain.IssueViewer) (map[int64]int, error) {
 	if len(projectIDs) == 0 {
 		return map[int64]int{}, nil
 	}
-	q := st.s.Conn(ctx).NewSelect().Model((*issueRow)(nil)).
-		Where("i.project_id IN (?) AND i.state IN (?)", bun.List(dedupeIDs(projectIDs)), openIssueStates)
-	out, err := countBy(ctx, whereIssueViewer(q, viewer, "i."), "i.project_id")
-	if err != nil {
-		return nil, fmt.Errorf("bunstore: count open issues of %d projects: %w", len(projectIDs), err)
+	ids := dedupeIDs(projectIDs)
+	var rows []struct {
+		ProjectID    int64 `bun:"project_id"`
+		Open         int   `bun:"open_count"`
+		Confidential int   `bun:"open_confidential_count"`
+		NamespaceID  int64 `bun:"namespace_id"`
 	}
+	err := st.s.Conn(ctx).NewSelect().TableExpr("issue_counts AS c").
+		Join("JOIN projects AS p ON p.id = c.project_id").
+		ColumnExpr("c.project_id, c.open_count, c.open_confidential_count, p.namespace_id").
+		Where("c.project_id IN (?)", bun.List(ids)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: read open issue counts of %d projects: %w", len(ids), err)
+	}
+	out := make(map[int64]int, len(ids))
+	var exact []int64
+	for _, r := range rows {
+		switch {
+		case r.Confidential == 0 || viewer.All || slices.Contains(viewer.ProjectIDs, r.ProjectID) ||
+			slices.Contains(viewer.NamespaceIDs, r.NamespaceID):
+			out[r.ProjectID] = r.Open
+		case viewer.UserID == 0:
+			out[r.ProjectID] = r.Open - r.Confidential
+		default:
+			exact = append(exact, r.ProjectID)
+		}
+	}
+	if len(exact) == 0 {
+		return out, nil
+	}
+	q := st.s.Conn(ctx).NewSelect().Model((*issueRow)(nil)).
+		Where("i.project_id IN (?) AND i.state IN (?)", bun.List(exact), openIssueStates)
+	counted, err := countBy(ctx, whereIssueViewer(q, viewer, "i."), "i.project_id")
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: count open issues of %d projects: %w", len(exact), err)
+	}
+	maps.Copy(out, counted)
 	return out, nil
 }
 
