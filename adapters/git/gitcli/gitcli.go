@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/adapters/git/gitinput"
+	"github.com/hearth-forge/hearth/adapters/git/gitobject"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -42,6 +43,8 @@ type Backend struct {
 	// commit (the files API's last_commit_id), which otherwise walks
 	// history with a git process per request.
 	lastCommits *lru[pathKey, string]
+	// packed keeps repositories' packed-refs parsed for ref lookups.
+	packed *gitobject.PackedRefs
 	// runs counts the git processes run (cat-file aside), for the tests
 	// that pin how much git a read costs.
 	runs atomic.Int64
@@ -84,6 +87,7 @@ func New(root string, log *zap.Logger) (*Backend, error) {
 	b.merged = newLRU[mergedKey, bool](mergedCacheSize)
 	b.commits = newLRU[commitKey, domain.Commit](commitCacheSize)
 	b.lastCommits = newLRU[pathKey, string](commitCacheSize)
+	b.packed = gitobject.NewPackedRefs()
 	return b, nil
 }
 

@@ -27,7 +27,7 @@ func (b *Backend) resolveObject(c *catFile, gitDir, rev string) (string, error) 
 	if err := gitnames.CheckRev(rev); err != nil {
 		return "", err
 	}
-	if oid, ok, err := gitobject.ResolveRef(gitDir, rev); err != nil || ok {
+	if oid, ok, err := b.packed.ResolveRef(gitDir, rev); err != nil || ok {
 		return oid, err
 	}
 	if gitnames.IsHex(rev) {

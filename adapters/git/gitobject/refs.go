@@ -21,6 +21,11 @@ import (
 // line of packed-refs; symbolic refs are followed. ok is false when the
 // ref does not exist.
 func ReadRef(gitDir, ref string) (oid string, ok bool, err error) {
+	return (*PackedRefs)(nil).ReadRef(gitDir, ref)
+}
+
+// ReadRef is the package's ReadRef with packed-refs read through p.
+func (p *PackedRefs) ReadRef(gitDir, ref string) (oid string, ok bool, err error) {
 	for range 5 {
 		data, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
 		switch {
@@ -38,7 +43,7 @@ func ReadRef(gitDir, ref string) (oid string, ok bool, err error) {
 			}
 			return s, true, nil
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR):
-			return ReadPackedRef(gitDir, ref)
+			return p.Lookup(gitDir, ref)
 		default:
 			return "", false, fmt.Errorf("read ref %s: %w", ref, err)
 		}
@@ -116,6 +121,11 @@ func HeadRef(gitDir string) (string, error) {
 // else the branch, then the tag. ok is false when none exists; the
 // revision may still be an object name, which is the backend's to expand.
 func ResolveRef(gitDir, rev string) (oid string, ok bool, err error) {
+	return (*PackedRefs)(nil).ResolveRef(gitDir, rev)
+}
+
+// ResolveRef is the package's ResolveRef with packed-refs read through p.
+func (p *PackedRefs) ResolveRef(gitDir, rev string) (oid string, ok bool, err error) {
 	var candidates []string
 	switch {
 	case rev == "HEAD":
@@ -126,7 +136,7 @@ func ResolveRef(gitDir, rev string) (oid string, ok bool, err error) {
 		candidates = []string{domain.BranchPrefix + rev, domain.TagPrefix + rev}
 	}
 	for _, ref := range candidates {
-		oid, ok, err := ReadRef(gitDir, ref)
+		oid, ok, err := p.ReadRef(gitDir, ref)
 		if err != nil || ok {
 			return oid, ok, err
 		}
