@@ -3,6 +3,7 @@ package apijson
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
@@ -69,7 +70,7 @@ func (e *Embeds) load(ctx context.Context, caller *domain.Caller, target, what s
 	if projectsOnly {
 		return em, nil
 	}
-	if em.users, err = usersByID(ctx, e.Users, userIDs, what); err != nil {
+	if em.users, err = usersByID(ctx, e.Users, userIDs, what, callerUser(caller)); err != nil {
 		return nil, err
 	}
 	if e.Milestones != nil && len(milestoneIDs) > 0 {
@@ -125,13 +126,25 @@ func (e *Embeds) projectBasics(ctx context.Context, ids []int64, what string, kn
 	return basics, nil
 }
 
-// usersByID loads the users of what, by ID.
-func usersByID(ctx context.Context, users ports.UserStore, ids []int64, what string) (map[int64]*domain.User, error) {
-	list, err := users.GetMany(ctx, ids)
+// usersByID loads the users of what, by ID. known users (the caller,
+// read by this request's authentication) are not read again.
+func usersByID(ctx context.Context, users ports.UserStore, ids []int64, what string, known ...*domain.User) (map[int64]*domain.User, error) {
+	out := make(map[int64]*domain.User, len(ids))
+	missing := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		if i := slices.IndexFunc(known, func(u *domain.User) bool { return u != nil && u.ID == id }); i >= 0 {
+			out[id] = known[i]
+			continue
+		}
+		missing = append(missing, id)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	list, err := users.GetMany(ctx, missing)
 	if err != nil {
 		return nil, fmt.Errorf("load users of %s: %w", what, err)
 	}
-	out := make(map[int64]*domain.User, len(list))
 	for i := range list {
 		out[list[i].ID] = &list[i]
 	}
@@ -181,4 +194,12 @@ func one[T, R any](ctx context.Context, caller *domain.Caller, v *T, render func
 		return nil, err
 	}
 	return &out[0], nil
+}
+
+// callerUser is the caller's user, nil for anonymous callers.
+func callerUser(c *domain.Caller) *domain.User {
+	if c == nil {
+		return nil
+	}
+	return c.User
 }

@@ -155,7 +155,7 @@ type projectContext struct {
 
 // Render renders projects as a JSON array value (full or simple).
 func (p *ProjectPresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.Project, opt ProjectOptions) (any, error) {
-	pc, err := p.load(ctx, list, !opt.Simple, opt.Namespaces)
+	pc, err := p.load(ctx, callerUser(caller), list, !opt.Simple, opt.Namespaces)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (p *ProjectPresenter) Render(ctx context.Context, caller *domain.Caller, li
 
 // One renders a single project.
 func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj *domain.Project, opt ProjectOptions) (*Project, error) {
-	pc, err := p.load(ctx, []domain.Project{*proj}, true, opt.Namespaces)
+	pc, err := p.load(ctx, callerUser(caller), []domain.Project{*proj}, true, opt.Namespaces)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj 
 
 // load reads what list embeds; known namespaces (each with its ancestors)
 // are not read again.
-func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full bool, known []domain.Namespace) (*projectContext, error) {
+func (p *ProjectPresenter) load(ctx context.Context, caller *domain.User, list []domain.Project, full bool, known []domain.Namespace) (*projectContext, error) {
 	base := p.BaseURL
 	host := base
 	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
@@ -261,13 +261,11 @@ func (p *ProjectPresenter) load(ctx context.Context, list []domain.Project, full
 		}
 	}
 	if full && len(ownerIDs) > 0 {
-		users, err := p.Users.GetMany(ctx, ownerIDs)
+		owners, err := usersByID(ctx, p.Users, ownerIDs, "project owners", caller)
 		if err != nil {
-			return nil, fmt.Errorf("load owners: %w", err)
+			return nil, err
 		}
-		for i := range users {
-			pc.owners[users[i].ID] = &users[i]
-		}
+		pc.owners = owners
 	}
 	return pc, nil
 }
@@ -480,7 +478,7 @@ func (p *ProjectPresenter) BasicsIn(ctx context.Context, list []domain.Project, 
 	if len(list) == 0 {
 		return out, nil
 	}
-	pc, err := p.load(ctx, list, false, known)
+	pc, err := p.load(ctx, nil, list, false, known)
 	if err != nil {
 		return nil, err
 	}

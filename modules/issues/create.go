@@ -15,23 +15,23 @@ import (
 // may set (assignee, milestone, labels, confidential, due date) are
 // dropped for others, as GitLab's filter_params does; only owners may
 // backdate created_at.
-func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in CreateInput) (*domain.Issue, error) {
+func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, in CreateInput) (*domain.Issue, access.Target, error) {
 	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref, access.ReadIssue)
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	if in.Invalid != nil {
-		return nil, in.Invalid
+		return nil, t, in.Invalid
 	}
 	if err := t.Require(access.CreateIssue); err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	if err := issuable.ValidTitle(in.Title); err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	due, err := parseDate("due_date", in.DueDate)
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	actor := caller.UserID()
 	is := &domain.Issue{ProjectID: t.Project.ID, Title: strings.TrimSpace(in.Title), Description: in.Description,
@@ -45,10 +45,10 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.
 			is.Labels = issuable.NormalizeLabels(*in.Labels)
 		}
 		if is.MilestoneID, err = s.activity.Milestone(ctx, t.Project.ID, in.MilestoneID); err != nil {
-			return nil, err
+			return nil, t, err
 		}
 		if is.AssigneeID, err = s.activity.Assignee(ctx, t.Project, assigneeOf(in.AssigneeID, in.AssigneeIDs), access.ReadIssue); err != nil {
-			return nil, err
+			return nil, t, err
 		}
 	}
 	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
@@ -62,7 +62,7 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.
 			domain.ActionCreated, nil, s.publisher(is, actor))
 	})
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
-	return is, nil
+	return is, t, nil
 }

@@ -1,6 +1,7 @@
 package issues
 
 import (
+	"github.com/hearth-forge/hearth/core/access"
 	"net/http"
 	"strconv"
 
@@ -22,24 +23,24 @@ type handlers struct {
 
 // GET /projects/:id/issues/:issue_iid
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
-	is, err := h.s.Get(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"))
-	return h.reply(w, r, http.StatusOK, is, err)
+	is, t, err := h.s.Get(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"))
+	return h.reply(w, r, http.StatusOK, is, t, err)
 }
 
 // POST /projects/:id/issues
 func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 	var in CreateInput
 	in.Invalid = httpx.Decode(r, &in)
-	is, err := h.s.Create(r.Context(), httpx.CallerOf(r), refOf(r), in)
-	return h.reply(w, r, http.StatusCreated, is, err)
+	is, t, err := h.s.Create(r.Context(), httpx.CallerOf(r), refOf(r), in)
+	return h.reply(w, r, http.StatusCreated, is, t, err)
 }
 
 // PUT /projects/:id/issues/:issue_iid
 func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
 	var in UpdateInput
 	in.Invalid = httpx.Decode(r, &in)
-	is, err := h.s.Update(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"), in)
-	return h.reply(w, r, http.StatusOK, is, err)
+	is, t, err := h.s.Update(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"), in)
+	return h.reply(w, r, http.StatusOK, is, t, err)
 }
 
 // DELETE /projects/:id/issues/:issue_iid
@@ -54,7 +55,7 @@ func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
 func (h handlers) subscribe(want bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		is, err := h.s.Subscribe(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"), want)
-		return h.reply(w, r, http.StatusCreated, is, err)
+		return h.reply(w, r, http.StatusCreated, is, access.Target{}, err)
 	}
 }
 
@@ -100,15 +101,24 @@ func decodeList(r *http.Request) ListInput {
 }
 
 // reply renders the issue a use case returned, with status.
-func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, is *domain.Issue, err error) error {
+// reply renders one issue; the project t resolved (when known) is not
+// read again.
+func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, is *domain.Issue, t access.Target, err error) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.issues.One(r.Context(), httpx.CallerOf(r), is)
+	if t.Project == nil || t.Project.ID != is.ProjectID {
+		out, err := h.issues.One(r.Context(), httpx.CallerOf(r), is)
+		if err != nil {
+			return err
+		}
+		return httpx.JSON(w, status, out)
+	}
+	out, err := h.issues.RenderIn(r.Context(), httpx.CallerOf(r), t.Project, t.Namespaces, []domain.Issue{*is})
 	if err != nil {
 		return err
 	}
-	return httpx.JSON(w, status, out)
+	return httpx.JSON(w, status, out[0])
 }
 
 // replyList renders a page of issues.

@@ -10,12 +10,13 @@ import (
 )
 
 // Get reads issue iid of the project ref names, if the caller may see it.
-func (s *Service) Get(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64) (*domain.Issue, error) {
+func (s *Service) Get(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64) (*domain.Issue, access.Target, error) {
 	t, err := s.p.Policy.Resolve(ctx, caller, ref, access.ReadIssue)
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
-	return s.issue(ctx, t, iid)
+	is, err := s.issue(ctx, t, iid)
+	return is, t, err
 }
 
 // Delete removes an issue (owners and administrators); the store takes

@@ -18,39 +18,39 @@ import (
 // confidentiality and due date (others' values are dropped). The edit,
 // its system notes, event and todos commit together; an edit that
 // changes nothing saves nothing.
-func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64, in UpdateInput) (*domain.Issue, error) {
+func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64, in UpdateInput) (*domain.Issue, access.Target, error) {
 	t, err := s.p.Policy.ResolveSignedIn(ctx, caller, ref, access.ReadIssue)
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	if err := issuable.FirstError(in.Invalid, in.validate()); err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	is, err := s.issue(ctx, t, iid)
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	if err := t.Require(access.UpdateIssue, access.OnIssue(is)); err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	if in.Title != nil {
 		if err := issuable.ValidTitle(*in.Title); err != nil {
-			return nil, err
+			return nil, t, err
 		}
 	}
 	c := changes{in: in, admin: t.Can(access.AdminIssue)}
 	if c.due, err = parseDate("due_date", in.DueDate); err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	if c.admin {
 		if a := assigneeOf(in.AssigneeID, in.AssigneeIDs); a != nil {
 			if c.assignee, err = s.activity.Assignee(ctx, t.Project, a, access.ReadIssue); err != nil {
-				return nil, err
+				return nil, t, err
 			}
 		}
 		if in.MilestoneID != nil {
 			if c.milestone, err = s.activity.Milestone(ctx, t.Project.ID, in.MilestoneID); err != nil {
-				return nil, err
+				return nil, t, err
 			}
 		}
 	}
@@ -87,9 +87,9 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 			After: issuable.IssueItem(out), Actor: caller.UserID()}, action, s.changeNotes(ctx, &before, out), s.publisher(out, caller.UserID()))
 	})
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
-	return out, nil
+	return out, t, nil
 }
 
 // changes are an update's resolved values (nil: unchanged).
