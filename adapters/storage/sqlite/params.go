@@ -11,14 +11,16 @@ import (
 // as it came.
 const maxParams = 200
 
-// parameterize rewrites a read-only statement whose values bun wrote inline
+// parameterize rewrites a statement whose values bun wrote inline
 // (bun formats every argument into the SQL text) into the same statement with
 // ? placeholders and the values as arguments, so that statements differing
 // only in their values share one prepared statement. ok is false, and the
 // statement must run as it came, for anything it does not understand or where
 // a placeholder could change the meaning or the plan:
-//   - statements other than SELECT, or WITH ... SELECT (an ON CONFLICT target
-//     or a DDL default must stay literal);
+//   - statements other than SELECT, INSERT, UPDATE, DELETE and WITH (DDL
+//     keeps its defaults and index predicates literal);
+//   - literals in an ON CONFLICT target, whose WHERE must repeat a partial
+//     unique index's predicate as written;
 //   - comments, blob or hex literals, numbers with exponents;
 //   - literals inside a function call's parentheses, since an index on an
 //     expression such as coalesce(parent_id, 0) is only used by a query that
@@ -30,8 +32,9 @@ const maxParams = 200
 // Literals inside IN lists and subqueries become parameters: their
 // parentheses follow a keyword or an operator, not a function's name.
 func parameterize(query string) (text string, args []driver.NamedValue, ok bool) {
-	first := firstWord(query)
-	if first != "SELECT" && first != "WITH" {
+	switch firstWord(query) {
+	case "SELECT", "WITH", "INSERT", "UPDATE", "DELETE":
+	default:
 		return "", nil, false
 	}
 	var b strings.Builder
@@ -47,8 +50,9 @@ func parameterize(query string) (text string, args []driver.NamedValue, ok bool)
 		}
 		return false
 	}
-	prevWord := ""        // the last bare word, upper-cased, if it was the last token
-	keepLiterals := false // since ORDER BY / GROUP BY, until the next clause keyword
+	prevWord := ""          // the last bare word, upper-cased, if it was the last token
+	keepLiterals := false   // since ORDER BY / GROUP BY, until the next clause keyword
+	conflictTarget := false // from ON CONFLICT to DO: a partial index's WHERE must match as written
 	for i := 0; i < len(query); {
 		c := query[i]
 		switch {
@@ -57,7 +61,7 @@ func parameterize(query string) (text string, args []driver.NamedValue, ok bool)
 			if !good {
 				return "", nil, false
 			}
-			if inFunc() || keepLiterals || len(args) >= maxParams {
+			if inFunc() || keepLiterals || conflictTarget || len(args) >= maxParams {
 				b.WriteString(query[i:end])
 			} else {
 				args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: val})
@@ -86,7 +90,7 @@ func parameterize(query string) (text string, args []driver.NamedValue, ok bool)
 				return "", nil, false // 1e5, 0x1f, 1.2.3
 			}
 			lit := query[i:j]
-			if inFunc() || keepLiterals || len(args) >= maxParams {
+			if inFunc() || keepLiterals || conflictTarget || len(args) >= maxParams {
 				b.WriteString(lit)
 			} else {
 				var v any
@@ -117,8 +121,12 @@ func parameterize(query string) (text string, args []driver.NamedValue, ok bool)
 				return "", nil, false // blob literal
 			}
 			switch w {
-			case "INSERT", "UPDATE", "DELETE", "REPLACE", "PRAGMA", "ATTACH", "VACUUM":
+			case "PRAGMA", "ATTACH", "DETACH", "VACUUM", "CREATE", "DROP", "ALTER", "REINDEX", "ANALYZE":
 				return "", nil, false
+			case "CONFLICT":
+				conflictTarget = prevWord == "ON"
+			case "DO":
+				conflictTarget = false
 			case "BY":
 				keepLiterals = prevWord == "ORDER" || prevWord == "GROUP"
 			case "LIMIT", "OFFSET":

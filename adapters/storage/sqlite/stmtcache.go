@@ -12,14 +12,14 @@ import (
 )
 
 // stmtCacheSize is how many prepared statements each connection keeps.
-// Hearth's reads have a few hundred shapes; the hot ones stay.
+// Hearth's statements have a few hundred shapes; the hot ones stay.
 const stmtCacheSize = 256
 
 // Parsing and planning a statement costs SQLite more than running an indexed
 // read (a token lookup spent most of its time in sqlite3Prepare), and bun
 // sends every statement as new text with its values inline. The connector
 // below gives each connection a cache of prepared statements keyed by the
-// parameterized text (see parameterize), so that a read with the same shape
+// parameterized text (see parameterize), so that a statement with the same shape
 // and other values reuses the plan.
 
 // connector opens connections of the modernc driver wrapped with a statement
@@ -56,7 +56,7 @@ type innerConn interface {
 	driver.Validator
 }
 
-// cachingConn is a modernc connection whose parameterizable reads run
+// cachingConn is a modernc connection whose parameterizable statements run
 // through cached prepared statements. database/sql never uses one
 // connection from two goroutines, so it needs no lock.
 type cachingConn struct {
@@ -110,6 +110,30 @@ func (c *cachingConn) QueryContext(ctx context.Context, query string, args []dri
 	}
 	cs.busy = true
 	return &cachedRows{inner: inner, owner: cs}, nil
+}
+
+// ExecContext runs query through a cached statement when it can be
+// parameterized, as it came otherwise.
+func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if len(args) != 0 {
+		return c.innerConn.ExecContext(ctx, query, args)
+	}
+	text, params, ok := parameterize(query)
+	if !ok {
+		return c.innerConn.ExecContext(ctx, query, nil)
+	}
+	cs, err := c.statement(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if cs == nil {
+		return c.innerConn.ExecContext(ctx, text, params)
+	}
+	exec, ok := cs.stmt.(driver.StmtExecContext)
+	if !ok {
+		return c.innerConn.ExecContext(ctx, text, params)
+	}
+	return exec.ExecContext(ctx, params)
 }
 
 // statement is the cached statement for text, prepared on first use; nil
