@@ -26,6 +26,40 @@
 // POST issue writes into a second, empty project, so the 2,300 issues the
 // reads see stay the same from round to round (the issues table grows).
 //
+// Scale (issue 14's acceptance: cost does not grow with history): --scale
+// drives, instead of the issue's table, pairs of endpoints that differ in
+// one thing, and prints after the table each pair's ratios and whether the
+// larger side costs at most 1.3 times the plain one:
+//
+//   - GET /projects/:id, with a member's token and anonymous, on a plain
+//     project, on one under a group tree --scale-depth (10) deep and on one
+//     with --scale-members (1,000) members;
+//   - GET repository/branches and commits page 1 (20) on the usual
+//     repository (--commits, 1,419) and on one of --scale-commits (20,000),
+//     with the same branches and tags; it is generated once and cached
+//     under --data like the other.
+//
+// The usual projects are seeded too, as background. The scale projects are
+// public, hold a copy of the same repository (the long-history one
+// excepted) and no issues. The users are created through
+// POST /users and the members through POST .../members, in parallel; the
+// token is a personal access token of the first user, a developer of the
+// plain, crowded and long-history projects directly and of the deep one only
+// through its top group, so reading it resolves access through every level.
+// In this mode the server hashes passwords with the cheap test parameters
+// (nobody signs in with them). In closed loop the cost ratio is the plain
+// side's req/s over the other's; at --rate, the p90s' ratio.
+//
+//	go run ./app/cmd/hearth-load --scale --runs 3
+//	go run ./app/cmd/hearth-load --scale --only 'branches|commits' --scale-commits 50000
+//
+// Without --scale, history growth compares two ordinary runs of the branch
+// and commit endpoints: the default against --commits 20000 (each generates
+// and caches its repository):
+//
+//	go run ./app/cmd/hearth-load --runs 3 --only 'branches|commits'
+//	go run ./app/cmd/hearth-load --runs 3 --only 'branches|commits' --commits 20000
+//
 // Baseline on the 2-core dev machine, 2026-11-26 (main at e612012,
 // SQLite, gitcli, -c16, 10 s, median of 3; other sessions' tests kept the
 // load average at 13-16, so these are pessimistic and noisy):
@@ -81,9 +115,11 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/hearth-forge/hearth/adapters/secrets"
 	"github.com/hearth-forge/hearth/app"
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
 	"github.com/hearth-forge/hearth/modules/users"
 )
 
@@ -98,6 +134,8 @@ type options struct {
 	only     string
 	profile  string
 	shape    shape
+	scale    bool
+	scaled   scaleShape
 }
 
 func main() {
@@ -116,6 +154,10 @@ func main() {
 	flag.IntVar(&o.shape.Tags, "tags", 1148, "tags in the repository")
 	flag.IntVar(&o.shape.Issues, "issues", 2300, "issues in the project")
 	flag.IntVar(&o.shape.MRs, "mrs", 5, "merge requests in the project")
+	flag.BoolVar(&o.scale, "scale", false, "drive the scale comparisons (deep group tree, many members, long history) instead of the issue's table")
+	flag.IntVar(&o.scaled.Depth, "scale-depth", 10, "--scale: depth of the group tree above the deep project")
+	flag.IntVar(&o.scaled.Members, "scale-members", 1000, "--scale: members of the crowded project")
+	flag.IntVar(&o.scaled.Commits, "scale-commits", 20000, "--scale: commits of the long-history repository (0: none)")
 	flag.Parse()
 	// On Ctrl-C the drivers stop and the server, its data and the Postgres
 	// database are still cleaned up.
@@ -133,8 +175,17 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	if err != nil {
 		return fmt.Errorf("--only: %w", err)
 	}
-	if o.shape.Branches < 1 || o.shape.Commits < (o.shape.Branches-1)*branchCommits+o.shape.Branches*7+1 {
+	if o.shape.Branches < 1 || o.shape.Commits < minCommits(o.shape.Branches) {
 		return errors.New("--commits too small for --branches")
+	}
+	long := o.shape
+	long.Commits = o.scaled.Commits
+	history := o.scale && long.Commits > 0
+	if o.scale && o.scaled.Members < 1 {
+		return errors.New("--scale-members must be at least 1: the member token is one of them")
+	}
+	if history && long.Commits < minCommits(long.Branches) {
+		return errors.New("--scale-commits too small for --branches")
 	}
 	if err := os.MkdirAll(o.data, 0o755); err != nil {
 		return fmt.Errorf("data dir: %w", err)
@@ -145,6 +196,14 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "repository ready in %s: %s\n", time.Since(t0).Round(time.Millisecond), repo)
+	var longRepo string
+	if history {
+		t0 = time.Now()
+		if longRepo, err = cachedRepo(ctx, o.data, long); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "repository ready in %s: %s\n", time.Since(t0).Round(time.Millisecond), longRepo)
+	}
 
 	srv, err := start(ctx, o)
 	if err != nil {
@@ -160,8 +219,19 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	}
 	fmt.Fprintf(os.Stderr, "seeded project %d in %s (%s)\n", id, time.Since(t0).Round(time.Millisecond), srv.driver)
 
+	all := endpoints(srv.url+"/api/v4", id, writes, srv.token)
+	var comps []comparison
+	if o.scale {
+		t0 = time.Now()
+		set, err := seedScale(ctx, seeder, repo, longRepo, srv.repoDir, o.scaled)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "seeded the scale projects in %s\n", time.Since(t0).Round(time.Millisecond))
+		all, comps = scaleEndpoints(srv.url+"/api/v4", set, o.scaled, o.shape.Commits)
+	}
 	var targets []target
-	for _, t := range endpoints(srv.url+"/api/v4", id, writes, srv.token) {
+	for _, t := range all {
 		if only.MatchString(t.Name) {
 			targets = append(targets, t)
 		}
@@ -216,6 +286,10 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 		}
 		fmt.Fprint(out, ":\n\n")
 		printOpen(out, names, rows)
+		if o.scale {
+			fmt.Fprintln(out)
+			printRatios(out, comps, names, rows, true)
+		}
 		return nil
 	}
 	fmt.Fprintf(out, ", %d connections", o.conns)
@@ -224,6 +298,10 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	}
 	fmt.Fprint(out, ":\n\n")
 	printClosed(out, names, rows)
+	if o.scale {
+		fmt.Fprintln(out)
+		printRatios(out, comps, names, rows, false)
+	}
 	return nil
 }
 
@@ -298,10 +376,18 @@ func start(ctx context.Context, o options) (*server, error) {
 	}
 	logger := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zapcore.InfoLevel))
 	var usersSvc *users.Service
-	handler, stopApp, err := app.Handler(ctx, cfg,
+	opts := []fx.Option{
 		fx.Decorate(func() *zap.Logger { return logger }),
 		app.Bootstrap(nil),
-		fx.Populate(&usersSvc))
+		fx.Populate(&usersSvc),
+	}
+	if o.scale {
+		// --scale creates its users through POST /users, each hashing a
+		// password at 64 MiB: a minute of CPU for 1,000 users, for
+		// passwords nobody signs in with (the drivers send tokens).
+		opts = append(opts, fx.Decorate(func() ports.PasswordHasher { return secrets.NewFastArgon2Hasher() }))
+	}
+	handler, stopApp, err := app.Handler(ctx, cfg, opts...)
 	if err != nil {
 		ln.Close()
 		return fail(fmt.Errorf("start hearth: %w", err))

@@ -82,6 +82,9 @@ func cachedRepo(ctx context.Context, dataDir string, sh shape) (string, error) {
 	return dir, nil
 }
 
+// minCommits is the shortest history writeHistory can fork branches from.
+func minCommits(branches int) int { return (branches-1)*branchCommits + branches*7 + 1 }
+
 // writeHistory writes a fast-import stream: master with most commits, each
 // changing one file of a 200-file tree; Branches-1 feature branches of a few
 // commits each forking from master's history; Tags lightweight tags on
@@ -209,18 +212,11 @@ func parallel(n, workers int, fn func(i int) error) error {
 // place as its bare repository, and creates its issues and merge requests
 // through the API; and the project POST issue writes into.
 func seedProject(ctx context.Context, a api, repo string, repoDir func(id int64) string, sh shape) (project, writes int64, err error) {
-	var p struct{ ID int64 }
-	if err := a.call(ctx, "POST", "/projects", url.Values{"name": {"load"}, "visibility": {"public"}}, 201, &p); err != nil {
+	id, err := newProject(ctx, a, url.Values{"name": {"load"}, "visibility": {"public"}}, repo, repoDir)
+	if err != nil {
 		return 0, 0, err
 	}
-	dst := repoDir(p.ID)
-	if err := os.RemoveAll(dst); err != nil {
-		return 0, 0, fmt.Errorf("replace repository: %w", err)
-	}
-	if out, err := exec.CommandContext(ctx, "cp", "-a", repo, dst).CombinedOutput(); err != nil {
-		return 0, 0, fmt.Errorf("copy repository: %v: %s", err, out)
-	}
-	issues := fmt.Sprintf("/projects/%d/issues", p.ID)
+	issues := fmt.Sprintf("/projects/%d/issues", id)
 	err = parallel(sh.Issues, 16, func(i int) error {
 		return a.call(ctx, "POST", issues, url.Values{
 			"title":       {fmt.Sprintf("Issue %d of the load test", i)},
@@ -232,7 +228,7 @@ func seedProject(ctx context.Context, a api, repo string, repoDir func(id int64)
 		return 0, 0, fmt.Errorf("seed issues: %w", err)
 	}
 	for i := range min(sh.MRs, sh.Branches-1) {
-		err := a.call(ctx, "POST", fmt.Sprintf("/projects/%d/merge_requests", p.ID), url.Values{
+		err := a.call(ctx, "POST", fmt.Sprintf("/projects/%d/merge_requests", id), url.Values{
 			"source_branch": {fmt.Sprintf("feature-%02d", i+1)},
 			"target_branch": {"master"},
 			"title":         {fmt.Sprintf("Feature %d", i+1)},
@@ -247,5 +243,22 @@ func seedProject(ctx context.Context, a api, repo string, repoDir func(id int64)
 	if err := a.call(ctx, "POST", "/projects", url.Values{"name": {"load-writes"}, "visibility": {"public"}}, 201, &w); err != nil {
 		return 0, 0, err
 	}
-	return p.ID, w.ID, nil
+	return id, w.ID, nil
+}
+
+// newProject creates a project from form and puts a copy of the bare
+// repository repo in place as its repository.
+func newProject(ctx context.Context, a api, form url.Values, repo string, repoDir func(id int64) string) (int64, error) {
+	var p struct{ ID int64 }
+	if err := a.call(ctx, "POST", "/projects", form, 201, &p); err != nil {
+		return 0, err
+	}
+	dst := repoDir(p.ID)
+	if err := os.RemoveAll(dst); err != nil {
+		return 0, fmt.Errorf("replace repository: %w", err)
+	}
+	if out, err := exec.CommandContext(ctx, "cp", "-a", repo, dst).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("copy repository: %v: %s", err, out)
+	}
+	return p.ID, nil
 }
