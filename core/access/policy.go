@@ -59,21 +59,23 @@ func visibleBy(v domain.Visibility, u *domain.User) bool {
 // of p's group or any ancestor, shares with groups (capped at the share's
 // level), ownership of the personal namespace, and visibility.
 func (p *Policy) Project(ctx context.Context, caller *domain.Caller, proj *domain.Project) (Rights, error) {
-	r, _, err := p.project(ctx, caller, proj)
+	r, _, _, err := p.project(ctx, caller, proj)
 	return r, err
 }
 
 // project is Project, with the namespaces it read for a signed-in caller
 // (the project's namespace, granting groups and their ancestors), so that
 // rendering need not read them again.
-func (p *Policy) project(ctx context.Context, caller *domain.Caller, proj *domain.Project) (Rights, []domain.Namespace, error) {
+func (p *Policy) project(ctx context.Context, caller *domain.Caller, proj *domain.Project) (Rights, []domain.Namespace, *domain.Standing, error) {
 	u := user(caller)
 	r := Rights{Admin: u != nil && u.Admin}
 	var loaded []domain.Namespace
+	var st *domain.Standing
 	if u != nil {
-		lvl, nss, err := p.projectLevel(ctx, u.ID, proj)
+		st = &domain.Standing{UserID: u.ID, ProjectID: proj.ID}
+		lvl, nss, err := p.projectLevel(ctx, u.ID, proj, st)
 		if err != nil {
-			return Rights{}, nil, err
+			return Rights{}, nil, nil, err
 		}
 		r.Level, loaded = lvl, nss
 	}
@@ -81,7 +83,7 @@ func (p *Policy) project(ctx context.Context, caller *domain.Caller, proj *domai
 	if caller != nil && caller.Job != nil {
 		r = jobRights(r, caller.Job, proj)
 	}
-	return r, loaded, nil
+	return r, loaded, st, nil
 }
 
 // jobRights caps what a CI job token may do (GitLab's job permission
@@ -101,7 +103,7 @@ func jobRights(r Rights, job *domain.Job, proj *domain.Project) Rights {
 
 // projectLevel reads the project's namespace with its ancestors in one
 // query, and the share groups' chains in one more when there are shares.
-func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Project) (domain.AccessLevel, []domain.Namespace, error) {
+func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Project, st *domain.Standing) (domain.AccessLevel, []domain.Namespace, error) {
 	now := p.clock.Now()
 	loaded, err := p.namespaces.WithAncestors(ctx, []int64{proj.NamespaceID})
 	if err != nil {
@@ -123,6 +125,7 @@ func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Pr
 	if err != nil {
 		return 0, nil, fmt.Errorf("project membership: %w", err)
 	}
+	st.Direct, st.DirectRead = direct, true
 	for _, m := range direct {
 		if m.Active(now) {
 			best = max(best, m.AccessLevel)
@@ -138,6 +141,7 @@ func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Pr
 	if err != nil {
 		return 0, nil, fmt.Errorf("project shares: %w", err)
 	}
+	st.Shares, st.SharesRead = shares, true
 	var missing []int64
 	for _, s := range shares {
 		if s.ExpiresAt == nil || now.Before(*s.ExpiresAt) {
@@ -176,7 +180,7 @@ func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Pr
 		chains[gid] = chain
 		all = append(all, chain...)
 	}
-	levels, err := p.groupLevels(ctx, userID, all)
+	levels, err := p.groupLevels(ctx, userID, all, st)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -189,10 +193,14 @@ func (p *Policy) projectLevel(ctx context.Context, userID int64, proj *domain.Pr
 }
 
 // groupLevels maps group IDs to the user's active direct level in each.
-func (p *Policy) groupLevels(ctx context.Context, userID int64, ids []int64) (map[int64]domain.AccessLevel, error) {
+// st, when not nil, keeps the rows read.
+func (p *Policy) groupLevels(ctx context.Context, userID int64, ids []int64, st *domain.Standing) (map[int64]domain.AccessLevel, error) {
 	ms, err := p.members.InSources(ctx, userID, domain.MemberOfGroup, ids)
 	if err != nil {
 		return nil, fmt.Errorf("group memberships: %w", err)
+	}
+	if st != nil {
+		st.Groups, st.GroupIDs = ms, ids
 	}
 	now := p.clock.Now()
 	out := map[int64]domain.AccessLevel{}
@@ -219,7 +227,7 @@ func (p *Policy) Group(ctx context.Context, caller *domain.Caller, g *domain.Nam
 		for _, a := range anc {
 			ids = append(ids, a.ID)
 		}
-		levels, err := p.groupLevels(ctx, u.ID, ids)
+		levels, err := p.groupLevels(ctx, u.ID, ids, nil)
 		if err != nil {
 			return Rights{}, err
 		}

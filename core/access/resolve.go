@@ -20,6 +20,9 @@ type Target struct {
 	// with theirs), each with its whole chain; nil when none were read.
 	// Rendering reuses them instead of reading them again.
 	Namespaces []domain.Namespace
+	// Standing is what the check read of a signed-in caller's memberships
+	// and the project's shares, for rendering to reuse; nil for anonymous.
+	Standing *domain.Standing
 }
 
 // Resolve finds the project ref names, as caller sees it. A missing
@@ -65,11 +68,11 @@ func (p *Policy) ResolveSignedIn(ctx context.Context, caller *domain.Caller, ref
 // TargetOf is the target of a project already loaded, for a caller who
 // may or may not read it (assignees, mentioned users, merge actors).
 func (p *Policy) TargetOf(ctx context.Context, caller *domain.Caller, proj *domain.Project) (Target, error) {
-	r, nss, err := p.project(ctx, caller, proj)
+	r, nss, st, err := p.project(ctx, caller, proj)
 	if err != nil {
 		return Target{}, err
 	}
-	return Target{Caller: caller, Project: proj, Rights: r, Namespaces: nss}, nil
+	return Target{Caller: caller, Project: proj, Rights: r, Namespaces: nss, Standing: st}, nil
 }
 
 func (p *Policy) lookup(ctx context.Context, ref domain.IDOrPath) (*domain.Project, error) {

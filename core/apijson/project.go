@@ -119,6 +119,10 @@ type ProjectOptions struct {
 	// Namespaces already read (access.Target.Namespaces), each with its
 	// ancestors: they are not read again.
 	Namespaces []domain.Namespace
+	// Standing, when set, is what the access check read of the caller's
+	// memberships and the project's shares (access.Target.Standing), for
+	// the permissions block and shared_with_groups of a single project.
+	Standing *domain.Standing
 	// Viewer, when set, is which confidential issues the caller sees in
 	// the (single) project rendered (access.Target.IssueViewer), so that
 	// counting open issues need not compute it over all their projects.
@@ -151,11 +155,12 @@ type projectContext struct {
 	shares        map[int64][]domain.ProjectShare
 	forks         map[int64]*domain.Project
 	openIssues    map[int64]int // nil: use the stored count
+	standing      *domain.Standing
 }
 
 // Render renders projects as a JSON array value (full or simple).
 func (p *ProjectPresenter) Render(ctx context.Context, caller *domain.Caller, list []domain.Project, opt ProjectOptions) (any, error) {
-	pc, err := p.load(ctx, callerUser(caller), list, !opt.Simple, opt.Namespaces)
+	pc, err := p.load(ctx, callerUser(caller), list, !opt.Simple, opt.Namespaces, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +189,7 @@ func (p *ProjectPresenter) Render(ctx context.Context, caller *domain.Caller, li
 
 // One renders a single project.
 func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj *domain.Project, opt ProjectOptions) (*Project, error) {
-	pc, err := p.load(ctx, callerUser(caller), []domain.Project{*proj}, true, opt.Namespaces)
+	pc, err := p.load(ctx, callerUser(caller), []domain.Project{*proj}, true, opt.Namespaces, opt.Standing)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +205,7 @@ func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj 
 
 // load reads what list embeds; known namespaces (each with its ancestors)
 // are not read again.
-func (p *ProjectPresenter) load(ctx context.Context, caller *domain.User, list []domain.Project, full bool, known []domain.Namespace) (*projectContext, error) {
+func (p *ProjectPresenter) load(ctx context.Context, caller *domain.User, list []domain.Project, full bool, known []domain.Namespace, st *domain.Standing) (*projectContext, error) {
 	base := p.BaseURL
 	host := base
 	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
@@ -208,7 +213,7 @@ func (p *ProjectPresenter) load(ctx context.Context, caller *domain.User, list [
 	}
 	pc := &projectContext{base: base, sshHost: host, namespaces: map[int64]*domain.Namespace{},
 		fullNames: map[int64]string{}, owners: map[int64]*domain.User{},
-		shares: map[int64][]domain.ProjectShare{}, forks: map[int64]*domain.Project{}}
+		shares: map[int64][]domain.ProjectShare{}, forks: map[int64]*domain.Project{}, standing: st}
 	var nsIDs, projectIDs, forkIDs []int64
 	for _, proj := range list {
 		nsIDs = append(nsIDs, proj.NamespaceID)
@@ -229,9 +234,13 @@ func (p *ProjectPresenter) load(ctx context.Context, caller *domain.User, list [
 	}
 	var shares []domain.ProjectShare
 	if full && len(projectIDs) > 0 {
-		var err error
-		if shares, err = p.Members.SharesOfProjects(ctx, projectIDs); err != nil {
-			return nil, fmt.Errorf("load shares: %w", err)
+		if st != nil && st.SharesRead && len(projectIDs) == 1 && projectIDs[0] == st.ProjectID {
+			shares = st.Shares
+		} else {
+			var err error
+			if shares, err = p.Members.SharesOfProjects(ctx, projectIDs); err != nil {
+				return nil, fmt.Errorf("load shares: %w", err)
+			}
 		}
 		for _, s := range shares {
 			pc.shares[s.ProjectID] = append(pc.shares[s.ProjectID], s)
@@ -430,7 +439,15 @@ func (p *ProjectPresenter) permissions(ctx context.Context, pc *projectContext, 
 	if uid == 0 {
 		return perms, nil
 	}
-	if m, err := p.Members.Get(ctx, domain.MemberOfProject, proj.ID, uid); err == nil {
+	st := pc.standing
+	if st != nil && (st.UserID != uid || st.ProjectID != proj.ID) {
+		st = nil
+	}
+	if st != nil && st.DirectRead {
+		for _, m := range st.Direct {
+			perms.ProjectAccess = &Access{AccessLevel: int(m.AccessLevel), NotificationLevel: 3}
+		}
+	} else if m, err := p.Members.Get(ctx, domain.MemberOfProject, proj.ID, uid); err == nil {
 		perms.ProjectAccess = &Access{AccessLevel: int(m.AccessLevel), NotificationLevel: 3}
 	}
 	ns := pc.namespaces[proj.NamespaceID]
@@ -449,9 +466,12 @@ func (p *ProjectPresenter) permissions(ctx context.Context, pc *projectContext, 
 			}
 			g = pc.namespaces[*g.ParentID]
 		}
-		ms, err := p.Members.InSources(ctx, uid, domain.MemberOfGroup, chain)
-		if err != nil {
-			return nil, fmt.Errorf("group membership: %w", err)
+		ms, ok := st.GroupRows(chain)
+		if !ok {
+			var err error
+			if ms, err = p.Members.InSources(ctx, uid, domain.MemberOfGroup, chain); err != nil {
+				return nil, fmt.Errorf("group membership: %w", err)
+			}
 		}
 		best := 0
 		for _, m := range ms {
@@ -478,7 +498,7 @@ func (p *ProjectPresenter) BasicsIn(ctx context.Context, list []domain.Project, 
 	if len(list) == 0 {
 		return out, nil
 	}
-	pc, err := p.load(ctx, nil, list, false, known)
+	pc, err := p.load(ctx, nil, list, false, known, nil)
 	if err != nil {
 		return nil, err
 	}

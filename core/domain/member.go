@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // MemberJoined and MemberLeft record membership changes of projects (and
 // groups, with ProjectID nil).
@@ -77,4 +80,41 @@ type ProjectShare struct {
 func DateOf(t time.Time) time.Time {
 	t = t.UTC()
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// Standing is what an access check read about a signed-in caller's place in
+// one project, so that rendering the project (its permissions block, its
+// shared_with_groups) reuses it instead of reading it again. Each part is
+// only meaningful when its flag says it was read.
+type Standing struct {
+	UserID    int64
+	ProjectID int64
+	// Direct holds the caller's rows in the project (expired ones too).
+	Direct     []Member
+	DirectRead bool
+	// Groups holds the caller's rows in the groups GroupIDs lists.
+	Groups   []Member
+	GroupIDs []int64
+	// Shares are the project's shares with groups.
+	Shares     []ProjectShare
+	SharesRead bool
+}
+
+// GroupRows are the caller's rows in groups ids when the access check read
+// all of them; ok is false otherwise.
+func (s *Standing) GroupRows(ids []int64) (rows []Member, ok bool) {
+	if s == nil {
+		return nil, false
+	}
+	for _, id := range ids {
+		if !slices.Contains(s.GroupIDs, id) {
+			return nil, false
+		}
+	}
+	for _, m := range s.Groups {
+		if slices.Contains(ids, m.SourceID) {
+			rows = append(rows, m)
+		}
+	}
+	return rows, true
 }

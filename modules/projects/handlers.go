@@ -85,7 +85,7 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 	viewer := t.IssueViewer()
 	return h.one(w, r, t.Project, http.StatusOK, apijson.ProjectOptions{
 		Statistics: deref(in.Statistics, false), Permissions: caller.UserID() != 0,
-		Namespaces: t.Namespaces, Viewer: &viewer,
+		Namespaces: t.Namespaces, Standing: t.Standing, Viewer: &viewer,
 	})
 }
 
