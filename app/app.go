@@ -72,10 +72,19 @@ func storageDrivers() map[string]func(ctx context.Context, cfg config.Config) (*
 }
 
 // gitBackends maps git.backend to the adapter that serves repositories.
-func gitBackends() map[string]func(root string, log *zap.Logger) (ports.RepoBackend, error) {
-	return map[string]func(root string, log *zap.Logger) (ports.RepoBackend, error){
-		"gitcli": func(root string, log *zap.Logger) (ports.RepoBackend, error) { return gitcli.New(root, log) },
-		"gogit":  func(root string, log *zap.Logger) (ports.RepoBackend, error) { return gogit.New(root, log) },
+// The bounds on concurrent git work are gitcli's (gogit runs no processes).
+func gitBackends() map[string]func(root string, cfg config.Git, log *zap.Logger) (ports.RepoBackend, error) {
+	return map[string]func(root string, cfg config.Git, log *zap.Logger) (ports.RepoBackend, error){
+		"gitcli": func(root string, cfg config.Git, log *zap.Logger) (ports.RepoBackend, error) {
+			return gitcli.New(root, log, gitcli.WithLimits(gitcli.Limits{
+				MaxProcesses: cfg.MaxProcesses,
+				MaxCatFiles:  cfg.MaxCatFiles,
+				QueueTimeout: cfg.QueueTimeout,
+			}))
+		},
+		"gogit": func(root string, _ config.Git, log *zap.Logger) (ports.RepoBackend, error) {
+			return gogit.New(root, log)
+		},
 	}
 }
 
@@ -150,7 +159,7 @@ func newGit(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (Git, error) {
 	if root == "" {
 		root = filepath.Join(cfg.DataDir, "repositories")
 	}
-	b, err := open(root, log.Named("git"))
+	b, err := open(root, cfg.Git, log.Named("git"))
 	if err != nil {
 		return Git{}, err
 	}

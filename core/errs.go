@@ -22,7 +22,10 @@ var (
 	// ErrUnprocessable is a well-formed request the model refuses (GitLab's
 	// 422, e.g. a merge request from a branch into itself).
 	ErrUnprocessable = errors.New("unprocessable")
-	ErrInternal      = errors.New("internal")
+	// ErrUnavailable is a request turned away because the server is at
+	// capacity (GitLab's 503); the client may retry shortly.
+	ErrUnavailable = errors.New("unavailable")
+	ErrInternal    = errors.New("internal")
 )
 
 // Error is an error of one kind with the message a client may see.
@@ -121,6 +124,12 @@ func Unprocessable(msg string) error { return &Error{Kind: ErrUnprocessable, Msg
 
 // NotAcceptable is a 406 with an explanation.
 func NotAcceptable(msg string) error { return &Error{Kind: ErrNotAcceptable, Msg: msg} }
+
+// Unavailable is a 503: the server is too busy for the request right now;
+// cause says what ran out (kept for logs, not shown to the client).
+func Unavailable(cause error) error {
+	return &Error{Kind: ErrUnavailable, Msg: "503 Service Unavailable", Err: cause}
+}
 
 // Wrap gives err a kind while keeping it as the cause.
 func Wrap(kind error, msg string, err error) error { return &Error{Kind: kind, Msg: msg, Err: err} }

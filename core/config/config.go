@@ -80,11 +80,20 @@ type Storage struct {
 	DSN string `koanf:"dsn"`
 }
 
-// Git selects the repository backend.
+// Git selects the repository backend and bounds its concurrent work.
 type Git struct {
 	Backend string `koanf:"backend"` // gitcli or gogit
 	// Root holds repositories; empty means <data_dir>/repositories.
 	Root string `koanf:"root"`
+	// MaxProcesses bounds the git processes (cat-file aside) running at
+	// once, clones and pushes over HTTP included; 0 means twice the CPUs.
+	MaxProcesses int `koanf:"max_processes"`
+	// MaxCatFiles bounds the cat-file processes (object reads) busy or
+	// kept at once; 0 means four times the CPUs.
+	MaxCatFiles int `koanf:"max_cat_files"`
+	// QueueTimeout is how long a request waits for one of those before
+	// it is answered 503 with Retry-After.
+	QueueTimeout time.Duration `koanf:"queue_timeout"`
 }
 
 // HTTP holds server limits.
@@ -124,7 +133,7 @@ func Default() Config {
 		ExternalURL: "http://127.0.0.1:8080",
 		DataDir:     "./data",
 		Storage:     Storage{Driver: "sqlite"},
-		Git:         Git{Backend: "gitcli"},
+		Git:         Git{Backend: "gitcli", QueueTimeout: 2 * time.Second},
 		HTTP: HTTP{
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       60 * time.Second,
@@ -176,6 +185,12 @@ func (c *Config) Validate() error {
 	case "gitcli", "gogit":
 	default:
 		errs = append(errs, fmt.Errorf("git.backend %q: want gitcli or gogit", c.Git.Backend))
+	}
+	if c.Git.MaxProcesses < 0 || c.Git.MaxCatFiles < 0 {
+		errs = append(errs, errors.New("git.max_processes and git.max_cat_files must not be negative (0: from the CPUs)"))
+	}
+	if c.Git.QueueTimeout <= 0 {
+		errs = append(errs, errors.New("git.queue_timeout must be positive"))
 	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("data_dir is empty"))

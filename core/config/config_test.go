@@ -45,3 +45,32 @@ func TestValidateRunner(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateGitLimits(t *testing.T) {
+	t.Parallel()
+	if d := config.Default().Git; d.MaxProcesses != 0 || d.MaxCatFiles != 0 || d.QueueTimeout != 2*time.Second {
+		t.Fatalf("git defaults %+v, want 0 (from the CPUs), 0 and a 2s queue", d)
+	}
+	for name, tc := range map[string]struct {
+		edit func(*config.Git)
+		want string
+	}{
+		"explicit bounds":    {func(g *config.Git) { g.MaxProcesses, g.MaxCatFiles = 8, 16 }, ""},
+		"negative processes": {func(g *config.Git) { g.MaxProcesses = -1 }, "git.max_processes"},
+		"negative cat-files": {func(g *config.Git) { g.MaxCatFiles = -1 }, "git.max_cat_files"},
+		"zero queue timeout": {func(g *config.Git) { g.QueueTimeout = 0 }, "git.queue_timeout"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := config.Default()
+			tc.edit(&c.Git)
+			err := c.Validate()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected error %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one about %s", err, tc.want)
+			}
+		})
+	}
+}

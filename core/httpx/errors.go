@@ -25,7 +25,13 @@ var kindStatus = []struct {
 	{core.ErrNotAcceptable, http.StatusNotAcceptable, "406 Not Acceptable"},
 	{core.ErrTooLarge, http.StatusRequestEntityTooLarge, "413 Request Entity Too Large"},
 	{core.ErrUnprocessable, http.StatusUnprocessableEntity, "422 Unprocessable Entity"},
+	{core.ErrUnavailable, http.StatusServiceUnavailable, "503 Service Unavailable"},
 }
+
+// RetryAfter is the Retry-After (seconds) of every 503: capacity frees
+// within moments (a queued request waits about that long), so clients
+// should come back soon rather than back off for long.
+const RetryAfter = "1"
 
 // StatusOf maps an error to its HTTP status (500 for unknown errors).
 func StatusOf(err error) int {
@@ -44,6 +50,10 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusNotModified {
 		w.WriteHeader(status)
 		return
+	}
+	if status == http.StatusServiceUnavailable {
+		// Not logged: under overload a line per refusal would add to it.
+		w.Header().Set("Retry-After", RetryAfter)
 	}
 	if status == http.StatusInternalServerError {
 		Logger(r).Error("request failed", zap.Error(err))

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -132,6 +134,7 @@ func newRouter(t *testing.T, extra ...httpx.Routes) (*httpx.Router, *observer.Ob
 				"notallowed": core.NotAllowed("Branch cannot be merged"),
 				"notmod":     core.ErrNotModified,
 				"stale":      core.ErrStale,
+				"busy":       fmt.Errorf("read file: %w", core.Unavailable(errors.New("git slots taken"))),
 			}[kind]
 		}},
 	}}
@@ -272,6 +275,7 @@ func TestErrorShapes(t *testing.T) {
 		{"/api/v4/errors/notallowed", 405, `{"message":"Branch cannot be merged"}`},
 		{"/api/v4/errors/stale", 409, `{"message":"409 Conflict"}`},
 		{"/api/v4/errors/notmod", 304, ``},
+		{"/api/v4/errors/busy", 503, `{"message":"503 Service Unavailable"}`},
 		{"/api/v4/nope", 404, `{"error":"404 Not Found"}`},
 		{"/api/v4/me", 401, `{"message":"401 Unauthorized"}`},
 		{"/api/v4/fail", 500, `{"message":"500 Internal Server Error"}`},
@@ -287,6 +291,9 @@ func TestErrorShapes(t *testing.T) {
 		}
 		if rec.Header().Get("X-Request-Id") == "" {
 			t.Errorf("%s: no request ID", c.path)
+		}
+		if got, want := rec.Header().Get("Retry-After"), map[bool]string{true: "1"}[c.status == 503]; got != want {
+			t.Errorf("%s: Retry-After %q, want %q", c.path, got, want)
 		}
 	}
 	if logs.FilterMessage("panic").Len() != 1 || logs.FilterMessage("request failed").Len() != 1 {

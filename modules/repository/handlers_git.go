@@ -220,7 +220,8 @@ func gitText(w http.ResponseWriter, status int, msg string) error {
 // (the client sees a broken stream). Refused credentials and anonymous
 // callers who may not do what they ask get 401 with a Basic challenge, so
 // git asks for credentials; projects the caller cannot see 404; what the
-// caller may not do, or the backend refuses, 403 with the reason.
+// caller may not do, or the backend refuses, 403 with the reason; a
+// backend at capacity 503 with Retry-After.
 func gitFailure(w http.ResponseWriter, r *http.Request, lw *lazyWriter, what string, err error) error {
 	if lw != nil && lw.started {
 		if r.Context().Err() == nil {
@@ -237,6 +238,10 @@ func gitFailure(w http.ResponseWriter, r *http.Request, lw *lazyWriter, what str
 		return gitText(w, http.StatusForbidden, rejectText(err))
 	case errors.Is(err, core.ErrTooLarge):
 		return gitText(w, http.StatusRequestEntityTooLarge, "413 Request Entity Too Large")
+	case errors.Is(err, core.ErrUnavailable):
+		// The backend is at capacity: the client may retry shortly.
+		w.Header().Set("Retry-After", httpx.RetryAfter)
+		return gitText(w, http.StatusServiceUnavailable, "503 Service Unavailable")
 	}
 	httpx.Logger(r).Error("git http: "+what, zap.Error(err))
 	return gitText(w, http.StatusInternalServerError, "500 Internal Server Error")

@@ -21,7 +21,8 @@ import (
 // Object reads go through long-lived "git cat-file --batch-command"
 // processes, one request at a time each, kept per repository in a small
 // pool: spawning git for every blob, tree or commit would dominate the cost
-// of a tree listing or a page of log.
+// of a tree listing or a page of log. Limits.MaxCatFiles bounds the
+// processes in use and alive at once.
 const (
 	// catFileIdle is how long an unused process is kept.
 	catFileIdle = time.Minute
@@ -45,43 +46,103 @@ type catFile struct {
 }
 
 // catFilePool hands out catFile processes, keeping idle ones per
-// repository. The zero value is not usable; see newCatFilePool.
+// repository. A process is borrowed only with one of busy's slots held, and
+// at most cap(busy) processes are alive, busy or idle: to start one for a
+// repository without an idle process when that many are alive, the pool
+// stops the longest idle one of another repository. The zero value is not
+// usable; see newCatFilePool.
 type catFilePool struct {
 	b       *Backend
 	idleFor time.Duration
+	busy    *slots
 
 	mu      sync.Mutex
 	idle    map[string][]*catFile // gitDir -> idle processes, most recent last
 	nIdle   int
+	live    int // processes started and not yet stopped by the pool
 	closed  bool
 	janitor chan struct{} // closed by Close; nil until the janitor runs
 	started int           // processes ever started (tests)
 }
 
-func newCatFilePool(b *Backend, idleFor time.Duration) *catFilePool {
-	return &catFilePool{b: b, idleFor: idleFor, idle: map[string][]*catFile{}}
+func newCatFilePool(b *Backend, idleFor time.Duration, busy *slots) *catFilePool {
+	return &catFilePool{b: b, idleFor: idleFor, busy: busy, idle: map[string][]*catFile{}}
 }
 
-// get returns an idle process for gitDir or starts one.
+// get returns an idle process for gitDir or starts one. The caller holds
+// a slot of p.busy.
 func (p *catFilePool) get(gitDir string) (*catFile, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return nil, errors.New("gitcli: backend closed")
 	}
-	if list := p.idle[gitDir]; len(list) > 0 {
-		c := list[len(list)-1]
-		p.idle[gitDir] = list[:len(list)-1]
-		if len(p.idle[gitDir]) == 0 {
-			delete(p.idle, gitDir)
-		}
-		p.nIdle--
+	if c := p.takeIdle(gitDir); c != nil {
 		p.mu.Unlock()
 		return c, nil
 	}
+	var victim *catFile
+	if p.live >= cap(p.busy.ch) {
+		// Every other slot holder has at most one process, so at
+		// least one of the live ones is idle.
+		victim = p.takeOldestIdle()
+	}
+	p.live++
 	p.started++
 	p.mu.Unlock()
-	return p.start(gitDir)
+	if victim != nil {
+		victim.stop()
+	}
+	c, err := p.start(gitDir)
+	if err != nil {
+		p.mu.Lock()
+		p.live--
+		p.mu.Unlock()
+	}
+	return c, err
+}
+
+// takeIdle removes and returns the most recently used idle process of
+// gitDir, nil when there is none and the counts stay as they are. p.mu is
+// held.
+func (p *catFilePool) takeIdle(gitDir string) *catFile {
+	list := p.idle[gitDir]
+	if len(list) == 0 {
+		return nil
+	}
+	c := list[len(list)-1]
+	p.idle[gitDir] = list[:len(list)-1]
+	if len(p.idle[gitDir]) == 0 {
+		delete(p.idle, gitDir)
+	}
+	p.nIdle--
+	return c
+}
+
+// takeOldestIdle removes the idle process unused for longest from the
+// pool and the live count, for the caller to stop; nil when none is idle.
+// p.mu is held.
+func (p *catFilePool) takeOldestIdle() *catFile {
+	var oldest string
+	for dir, list := range p.idle {
+		// Lists run from least to most recently used.
+		if oldest == "" || list[0].lastUsed.Before(p.idle[oldest][0].lastUsed) {
+			oldest = dir
+		}
+	}
+	if oldest == "" {
+		return nil
+	}
+	list := p.idle[oldest]
+	c := list[0]
+	if len(list) == 1 {
+		delete(p.idle, oldest)
+	} else {
+		p.idle[oldest] = list[1:]
+	}
+	p.nIdle--
+	p.live--
+	return c
 }
 
 func (p *catFilePool) start(gitDir string) (*catFile, error) {
@@ -107,13 +168,10 @@ func (p *catFilePool) start(gitDir string) (*catFile, error) {
 
 // put returns c to the pool, or stops it when it is broken or not wanted.
 func (p *catFilePool) put(c *catFile) {
-	if c.broken {
-		c.stop()
-		return
-	}
 	c.lastUsed = time.Now()
 	p.mu.Lock()
-	if p.closed || len(p.idle[c.gitDir]) >= catFilePerRepo || p.nIdle >= catFileMaxIdle {
+	if c.broken || p.closed || len(p.idle[c.gitDir]) >= catFilePerRepo || p.nIdle >= catFileMaxIdle {
+		p.live--
 		p.mu.Unlock()
 		c.stop()
 		return
@@ -154,6 +212,7 @@ func (p *catFilePool) sweep(done chan struct{}) {
 				}
 			}
 			p.nIdle -= len(old)
+			p.live -= len(old)
 			p.mu.Unlock()
 			for _, c := range old {
 				c.stop()
@@ -169,6 +228,7 @@ func (p *catFilePool) evict(gitDir string) {
 	list := p.idle[gitDir]
 	delete(p.idle, gitDir)
 	p.nIdle -= len(list)
+	p.live -= len(list)
 	p.mu.Unlock()
 	for _, c := range list {
 		c.stop()
@@ -186,6 +246,7 @@ func (p *catFilePool) close() {
 	p.closed = true
 	idle := p.idle
 	p.idle = map[string][]*catFile{}
+	p.live -= p.nIdle
 	p.nIdle = 0
 	if p.janitor != nil {
 		close(p.janitor)
@@ -203,6 +264,13 @@ func (p *catFilePool) stats() (idle, started int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.nIdle, p.started
+}
+
+// alive is how many processes are running, busy or idle.
+func (p *catFilePool) alive() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.live
 }
 
 func (c *catFile) stop() {
@@ -228,7 +296,10 @@ func (c *catFile) stop() {
 // errMissing is an object name cat-file does not know (or that is ambiguous).
 var errMissing = fmt.Errorf("object: %w (%w)", core.ErrNotFound, gitobject.ErrMissing)
 
-// withCatFile runs fn with a process of gitDir. When ctx ends during fn the
+// withCatFile runs fn with a process of gitDir, once one of the bounded
+// cat-file slots is free (core.ErrUnavailable when none frees within the
+// queue timeout). fn must only talk to c: it must not run other git, which
+// would hold the slot across unrelated work. When ctx ends during fn the
 // process is killed, which unblocks fn. A process that failed to answer
 // (see request) or was killed is not reused; one that merely did not find
 // an object is.
@@ -236,6 +307,10 @@ func (b *Backend) withCatFile(ctx context.Context, gitDir string, fn func(c *cat
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := b.cat.busy.acquire(ctx); err != nil {
+		return err
+	}
+	defer b.cat.busy.release()
 	c, err := b.cat.get(gitDir)
 	if err != nil {
 		return err

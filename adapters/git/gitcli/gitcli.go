@@ -33,6 +33,10 @@ type Backend struct {
 	env  []string // the complete environment of every git process
 	log  *zap.Logger
 	cat  *catFilePool
+	// limits bound concurrent git work; procs holds the slots of git
+	// processes other than cat-file (the pool holds cat-file's).
+	limits Limits
+	procs  *slots
 	// merged remembers which branch heads are reachable from which commits.
 	// Without it every branch list walks the default branch's history.
 	merged *lru[mergedKey, bool]
@@ -53,8 +57,9 @@ type Backend struct {
 }
 
 // New opens (creating it if needed) the repository root. Repositories live
-// at filepath.Join(root, repo). A nil log discards logging.
-func New(root string, log *zap.Logger) (*Backend, error) {
+// at filepath.Join(root, repo). A nil log discards logging. Without
+// WithLimits the backend uses DefaultLimits.
+func New(root string, log *zap.Logger, opts ...Option) (*Backend, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -76,14 +81,19 @@ func New(root string, log *zap.Logger) (*Backend, error) {
 		return nil, fmt.Errorf("gitcli: find git executable: %w", err)
 	}
 	b := &Backend{
-		disk:  disk,
-		home:  home,
-		git:   gitPath,
-		env:   gitEnv(abs, home),
-		log:   log,
-		hooks: hooks,
+		disk:   disk,
+		home:   home,
+		git:    gitPath,
+		env:    gitEnv(abs, home),
+		log:    log,
+		hooks:  hooks,
+		limits: DefaultLimits(),
 	}
-	b.cat = newCatFilePool(b, catFileIdle)
+	for _, o := range opts {
+		o(b)
+	}
+	b.procs = newSlots(b.limits.MaxProcesses, b.limits.QueueTimeout, "git process")
+	b.cat = newCatFilePool(b, catFileIdle, newSlots(b.limits.MaxCatFiles, b.limits.QueueTimeout, "cat-file"))
 	b.merged = newLRU[mergedKey, bool](mergedCacheSize)
 	b.commits = newLRU[commitKey, domain.Commit](commitCacheSize)
 	b.lastCommits = newLRU[pathKey, string](commitCacheSize)

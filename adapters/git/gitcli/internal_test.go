@@ -121,7 +121,7 @@ func TestCatFilePoolIdleTimeoutAndClose(t *testing.T) {
 	t.Parallel()
 	b, root := NewTestBackend(t)
 	plainRepo(t, root)
-	b.cat = newCatFilePool(b, 40*time.Millisecond)
+	b.cat = newCatFilePool(b, 40*time.Millisecond, b.cat.busy)
 	ctx := t.Context()
 	if _, err := b.Commit(ctx, "projects/1.git", "main"); err != nil {
 		t.Fatal(err)

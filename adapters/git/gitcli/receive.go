@@ -73,7 +73,10 @@ func installHooks(root string) (string, error) {
 // message reaches the client (as "remote: ..." lines). While check runs the
 // pushed objects are only in git's quarantine directory: the backend's
 // own reads do not see them yet (RefUpdate.FastForward is computed inside
-// the quarantine).
+// the quarantine). The push holds a process slot (see Limits) while check
+// runs: a check that needs git of its own waits for another slot, and with
+// all of them held by pushes it fails after the queue timeout rather than
+// deadlocking.
 func (b *Backend) ReceivePack(ctx context.Context, repo, protocol string, in io.Reader, w io.Writer, check ports.PushCheck) error {
 	_, o, err := b.transport(repo, "git-receive-pack", protocol)
 	if err != nil {

@@ -97,7 +97,11 @@ type runOpts struct {
 	stdout io.Writer
 }
 
-// runOpts is run with extra environment, input or a streamed output.
+// runOpts is run with extra environment, input or a streamed output. The
+// process runs once one of the bounded process slots is free, holding it
+// until git exits (core.ErrUnavailable when none frees within the queue
+// timeout); git is never stopped for the sake of the bound, however long it
+// runs (a clone streaming to a slow client).
 func (b *Backend) runOpts(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, b.git, args...)
 	cmd.Dir = o.dir
@@ -114,9 +118,13 @@ func (b *Backend) runOpts(ctx context.Context, o runOpts, args ...string) ([]byt
 	}
 	cmd.Stderr = &stderr
 
+	if err := b.procs.acquire(ctx); err != nil {
+		return nil, &gitError{args: args, err: err}
+	}
 	start := time.Now()
 	b.runs.Add(1)
 	err := cmd.Run()
+	b.procs.release()
 	b.log.Debug("git", zap.Strings("args", args), zap.Duration("took", time.Since(start)), zap.Error(err))
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {

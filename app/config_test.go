@@ -1,0 +1,41 @@
+package app_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hearth-forge/hearth/app"
+	"github.com/hearth-forge/hearth/core/config"
+)
+
+// TestConfigGitLimits: the git section's bounds come from HEARTH_GIT__*
+// variables, bad ones are refused, and the shipped configs/hearth.yaml says
+// what config.Default says.
+func TestConfigGitLimits(t *testing.T) {
+	t.Setenv("HEARTH_GIT__MAX_PROCESSES", "6")
+	t.Setenv("HEARTH_GIT__MAX_CAT_FILES", "12")
+	t.Setenv("HEARTH_GIT__QUEUE_TIMEOUT", "500ms")
+	cfg, err := app.LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Git{Backend: "gitcli", MaxProcesses: 6, MaxCatFiles: 12, QueueTimeout: 500 * time.Millisecond}
+	if cfg.Git != want {
+		t.Errorf("git from the environment %+v, want %+v", cfg.Git, want)
+	}
+	t.Setenv("HEARTH_GIT__QUEUE_TIMEOUT", "0s")
+	if _, err := app.LoadConfig(""); err == nil {
+		t.Error("git.queue_timeout 0 was accepted")
+	}
+}
+
+func TestConfigFileGitDefaults(t *testing.T) {
+	cfg, err := app.LoadConfig(filepath.Join("..", "configs", "hearth.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Git != config.Default().Git {
+		t.Errorf("configs/hearth.yaml git %+v, config.Default %+v", cfg.Git, config.Default().Git)
+	}
+}
