@@ -5,6 +5,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,19 +22,23 @@ import (
 // Open connects to dsn (a URL or key=value string) and checks that the
 // server answers.
 //
-// bun formats every query itself, with arguments inlined, so pgx's default
-// of preparing and caching each statement would only add a round trip and
-// fill the cache with one-off texts: Open sets default_query_exec_mode=exec
-// unless dsn chooses a mode.
+// bun formats every query itself, with arguments inlined; the connector
+// (stmtcache.go) turns the literals back into parameters and runs those
+// statements through pgx's per-connection statement cache, the others in
+// exec mode. A dsn that chooses default_query_exec_mode gets that mode for
+// every statement instead, unrewritten.
 func Open(ctx context.Context, dsn string) (*bun.DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
 	}
-	if !strings.Contains(dsn, "default_query_exec_mode") {
-		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	var sqldb *sql.DB
+	if strings.Contains(dsn, "default_query_exec_mode") {
+		sqldb = stdlib.OpenDB(*cfg)
+	} else {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+		sqldb = sql.OpenDB(connector{stdlib.GetConnector(*cfg)})
 	}
-	sqldb := stdlib.OpenDB(*cfg)
 	// Bounded so that several nodes fit in the server's max_connections
 	// (100 by default), with idle connections kept for bursts.
 	sqldb.SetMaxOpenConns(25)

@@ -9,6 +9,8 @@ import (
 	"reflect"
 
 	msqlite "modernc.org/sqlite"
+
+	"github.com/hearth-forge/hearth/adapters/storage/literals"
 )
 
 // stmtCacheSize is how many prepared statements each connection keeps.
@@ -19,7 +21,7 @@ const stmtCacheSize = 256
 // read (a token lookup spent most of its time in sqlite3Prepare), and bun
 // sends every statement as new text with its values inline. The connector
 // below gives each connection a cache of prepared statements keyed by the
-// parameterized text (see parameterize), so that a statement with the same shape
+// parameterized text (see package literals), so that a statement with the same shape
 // and other values reuses the plan.
 
 // connector opens connections of the modernc driver wrapped with a statement
@@ -89,7 +91,7 @@ func (c *cachingConn) QueryContext(ctx context.Context, query string, args []dri
 	if len(args) != 0 {
 		return c.innerConn.QueryContext(ctx, query, args)
 	}
-	text, params, ok := parameterize(query)
+	text, params, ok := literals.Extract(query, literals.SQLite)
 	if !ok {
 		return c.innerConn.QueryContext(ctx, query, nil)
 	}
@@ -118,7 +120,7 @@ func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driv
 	if len(args) != 0 {
 		return c.innerConn.ExecContext(ctx, query, args)
 	}
-	text, params, ok := parameterize(query)
+	text, params, ok := literals.Extract(query, literals.SQLite)
 	if !ok {
 		return c.innerConn.ExecContext(ctx, query, nil)
 	}
