@@ -738,6 +738,37 @@ func storeIssueCountOpen(t *testing.T, s Stores) {
 	}
 	count("after a rollback and a delete, nobody", domain.IssueViewer{}, map[int64]int{p.ID: 1, q.ID: 1, closed.ID: 1})
 	count("after a rollback and a delete, admin", domain.IssueViewer{All: true}, map[int64]int{p.ID: 2, q.ID: 1, closed.ID: 1})
+
+	// A list's total (X-Total) is the number of issues it selects, whether
+	// it comes from the kept counts (a state filter at most) or is counted.
+	viewers := map[string]domain.IssueViewer{
+		"nobody": {}, "alice": {UserID: alice.ID}, "carol": {UserID: carol.ID},
+		"reporter": {UserID: alice.ID, ProjectIDs: []int64{p.ID}}, "admin": {All: true},
+	}
+	for vname, v := range viewers {
+		for _, project := range []*domain.Project{p, q, none, closed} {
+			for _, states := range [][]string{nil, {domain.IssueOpened}, {domain.IssueClosed}} {
+				for _, page := range []domain.Page{{Page: 1, PerPage: 100}, {Page: 2, PerPage: 1}} {
+					list, total, err := s.Issues.List(ctx, domain.IssueFilter{ProjectID: project.ID, Viewer: v, States: states, Page: page})
+					if err != nil {
+						t.Fatal(err)
+					}
+					// A filter every issue passes takes the counted path.
+					epoch := time.Unix(0, 0)
+					all, counted, err := s.Issues.List(ctx, domain.IssueFilter{ProjectID: project.ID, Viewer: v, States: states, CreatedAfter: &epoch, Page: domain.Page{Page: 1, PerPage: 100}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if page.PerPage == 100 && total != len(list) {
+						t.Errorf("%s, project %s, states %v: total %d, %d listed", vname, project.Path, states, total, len(list))
+					}
+					if total != len(all) || counted != len(all) {
+						t.Errorf("%s, project %s, states %v, page %v: total %d, counted %d, want %d", vname, project.Path, states, page, total, counted, len(all))
+					}
+				}
+			}
+		}
+	}
 }
 
 func storeIssueTxRollback(t *testing.T, s Stores) {

@@ -185,6 +185,9 @@ type issuableFilter struct {
 	OrderBy                     string     // created_at (default) or updated_at
 	Ascending                   bool
 	Page                        domain.Page
+	// Total, when set, is the number of rows the filter selects, known
+	// without counting them (issue_counts).
+	Total *int
 }
 
 // issuableOrders maps OrderBy to its column; ID breaks ties.
@@ -230,7 +233,7 @@ func (k issuable[R, D]) list(ctx context.Context, db bun.IDB, f issuableFilter, 
 		q = q.Where(c+"created_at <= ?", ts(*f.CreatedBefore))
 	}
 	q = q.OrderExpr(orderBy(f.Ascending, c+col, c+"id"))
-	n, err := page(ctx, q, f.Page)
+	n, err := pageOf(ctx, q, f.Page, f.Total)
 	if err != nil {
 		return nil, 0, err
 	}

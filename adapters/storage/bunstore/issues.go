@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 
@@ -236,6 +237,11 @@ func (st *issueStore) List(ctx context.Context, f domain.IssueFilter) ([]domain.
 	common := issuableFilter{IIDs: f.IIDs, States: states, AuthorID: f.AuthorID, AssigneeID: f.AssigneeID,
 		MilestoneIDs: f.MilestoneIDs, NoMilestone: f.NoMilestone, Labels: f.Labels, NoLabels: f.NoLabels,
 		CreatedAfter: f.CreatedAfter, CreatedBefore: f.CreatedBefore, OrderBy: f.OrderBy, Ascending: f.Ascending, Page: f.Page}
+	if n, ok, err := st.knownTotal(ctx, f); err != nil {
+		return nil, 0, fmt.Errorf("bunstore: list issues: %w", err)
+	} else if ok {
+		common.Total = &n
+	}
 	out, n, err := issueKind.list(ctx, st.s.Conn(ctx), common, func(q *bun.SelectQuery) *bun.SelectQuery {
 		if f.ProjectID != 0 {
 			q = q.Where("i.project_id = ?", f.ProjectID)
@@ -252,42 +258,65 @@ func (st *issueStore) List(ctx context.Context, f domain.IssueFilter) ([]domain.
 	return out, n, nil
 }
 
-// CountOpen gives the open issues of projectIDs that viewer may see. It
-// reads the counts the issue_counts triggers keep (migration 0011), one
-// indexed read whatever the number of issues: the open issues for a viewer
-// who sees every confidential one there (or when there are none), the
-// non-confidential ones for an anonymous viewer. Only a signed-in viewer
-// who may see some of a project's open confidential issues (their own, or
-// assigned to them) but not all, has that project's issues counted.
+// issueCountRow is a project's row of issue_counts (migration 0011), kept
+// by triggers in the transaction of every change to an issue.
+type issueCountRow struct {
+	ProjectID        int64 `bun:"project_id"`
+	All              int   `bun:"all_count"`
+	AllConfidential  int   `bun:"all_confidential_count"`
+	Open             int   `bun:"open_count"`
+	OpenConfidential int   `bun:"open_confidential_count"`
+	NamespaceID      int64 `bun:"namespace_id"`
+}
+
+// visible is how many of total issues (conf of them confidential) viewer
+// sees in the row's project; ok is false for a signed-in viewer who may
+// see some of its confidential issues (their own, or assigned to them) but
+// not all: those have to be counted.
+func (r issueCountRow) visible(total, conf int, viewer domain.IssueViewer) (n int, ok bool) {
+	switch {
+	case conf == 0 || viewer.All || slices.Contains(viewer.ProjectIDs, r.ProjectID) ||
+		slices.Contains(viewer.NamespaceIDs, r.NamespaceID):
+		return total, true
+	case viewer.UserID == 0:
+		return total - conf, true
+	}
+	return 0, false
+}
+
+func (st *issueStore) counts(ctx context.Context, ids []int64) ([]issueCountRow, error) {
+	var rows []issueCountRow
+	err := st.s.Conn(ctx).NewSelect().TableExpr("issue_counts AS c").
+		Join("JOIN projects AS p ON p.id = c.project_id").
+		ColumnExpr("c.project_id, c.all_count, c.all_confidential_count, c.open_count, c.open_confidential_count, p.namespace_id").
+		Where("c.project_id IN (?)", bun.List(ids)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("read issue counts of %d projects: %w", len(ids), err)
+	}
+	return rows, nil
+}
+
+// CountOpen gives the open issues of projectIDs that viewer may see, from
+// the counts the issue_counts triggers keep: one indexed read whatever the
+// number of issues (issueCountRow.visible says when the issues must be
+// counted instead). Projects without open issues are absent.
 func (st *issueStore) CountOpen(ctx context.Context, projectIDs []int64, viewer domain.IssueViewer) (map[int64]int, error) {
 	if len(projectIDs) == 0 {
 		return map[int64]int{}, nil
 	}
-	ids := dedupeIDs(projectIDs)
-	var rows []struct {
-		ProjectID    int64 `bun:"project_id"`
-		Open         int   `bun:"open_count"`
-		Confidential int   `bun:"open_confidential_count"`
-		NamespaceID  int64 `bun:"namespace_id"`
-	}
-	err := st.s.Conn(ctx).NewSelect().TableExpr("issue_counts AS c").
-		Join("JOIN projects AS p ON p.id = c.project_id").
-		ColumnExpr("c.project_id, c.open_count, c.open_confidential_count, p.namespace_id").
-		Where("c.project_id IN (?)", bun.List(ids)).Scan(ctx, &rows)
+	rows, err := st.counts(ctx, dedupeIDs(projectIDs))
 	if err != nil {
-		return nil, fmt.Errorf("bunstore: read open issue counts of %d projects: %w", len(ids), err)
+		return nil, fmt.Errorf("bunstore: %w", err)
 	}
-	out := make(map[int64]int, len(ids))
+	out := make(map[int64]int, len(rows))
 	var exact []int64
 	for _, r := range rows {
+		n, ok := r.visible(r.Open, r.OpenConfidential, viewer)
 		switch {
-		case r.Confidential == 0 || viewer.All || slices.Contains(viewer.ProjectIDs, r.ProjectID) ||
-			slices.Contains(viewer.NamespaceIDs, r.NamespaceID):
-			out[r.ProjectID] = r.Open
-		case viewer.UserID == 0:
-			out[r.ProjectID] = r.Open - r.Confidential
-		default:
+		case !ok:
 			exact = append(exact, r.ProjectID)
+		case n > 0:
+			out[r.ProjectID] = n
 		}
 	}
 	if len(exact) == 0 {
@@ -301,6 +330,37 @@ func (st *issueStore) CountOpen(ctx context.Context, projectIDs []int64, viewer 
 	}
 	maps.Copy(out, counted)
 	return out, nil
+}
+
+// knownTotal is the number of issues a list of one project's issues
+// selects, from issue_counts, when the list filters on nothing but the
+// state (all, opened or closed) and what the viewer may see; ok is false
+// otherwise, and the list counts its rows.
+func (st *issueStore) knownTotal(ctx context.Context, f domain.IssueFilter) (total int, ok bool, err error) {
+	rest := f
+	rest.ProjectID, rest.Readable, rest.Viewer, rest.States = 0, domain.ReadScope{}, domain.IssueViewer{}, nil
+	rest.OrderBy, rest.Ascending, rest.Page = "", false, domain.Page{}
+	if f.ProjectID == 0 || len(f.States) > 1 || !reflect.ValueOf(rest).IsZero() {
+		return 0, false, nil
+	}
+	rows, err := st.counts(ctx, []int64{f.ProjectID})
+	if err != nil || len(rows) == 0 {
+		return 0, err == nil, err
+	}
+	r := rows[0]
+	state := ""
+	if len(f.States) == 1 {
+		state = f.States[0]
+	}
+	switch state {
+	case "":
+		total, ok = r.visible(r.All, r.AllConfidential, f.Viewer)
+	case domain.IssueOpened:
+		total, ok = r.visible(r.Open, r.OpenConfidential, f.Viewer)
+	case domain.IssueClosed:
+		total, ok = r.visible(r.All-r.Open, r.AllConfidential-r.OpenConfidential, f.Viewer)
+	}
+	return total, ok, nil
 }
 
 var _ ports.IssueStore = (*issueStore)(nil)

@@ -76,9 +76,19 @@ func deref(s *string) string {
 // page counts the rows q selects, then scans one page of them into q's model.
 // The count runs first so an empty or out-of-range page costs one query.
 func page(ctx context.Context, q *bun.SelectQuery, p domain.Page) (int, error) {
-	n, err := q.Count(ctx)
-	if err != nil {
-		return 0, err
+	return pageOf(ctx, q, p, nil)
+}
+
+// pageOf is page with the total already known (when total is not nil).
+func pageOf(ctx context.Context, q *bun.SelectQuery, p domain.Page, total *int) (int, error) {
+	var n int64
+	if total != nil {
+		n = int64(*total)
+	} else {
+		var err error
+		if n, err = q.Count(ctx); err != nil {
+			return 0, err
+		}
 	}
 	if n == 0 || int64(p.Offset()) >= n {
 		return int(n), nil
