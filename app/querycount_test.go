@@ -10,13 +10,21 @@ import (
 )
 
 // TestHotReadQueryCounts pins the SQL queries of the hot reads (issue 14)
-// on SQLite, so that a regression fails CI: authentication is one digest
-// lookup and one user read; a project answer, and a page of issues or
-// merge requests, cost a constant number whatever the page size, the
+// on both databases, so that a regression fails CI: authentication is one
+// digest lookup and one user read; a project answer, and a page of issues
+// or merge requests, cost a constant number whatever the page size, the
 // number of items, or the depth of the group tree.
 func TestHotReadQueryCounts(t *testing.T) {
 	t.Parallel()
-	srv := apptest.New(t, quietLogs())
+	for _, driver := range []string{"sqlite", "postgres"} {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			hotReadQueryCounts(t, apptest.New(t, apptest.Driver(driver), quietLogs()))
+		})
+	}
+}
+
+func hotReadQueryCounts(t *testing.T, srv *apptest.Server) {
 	// cost is the smaller of two runs, so background work cannot make a
 	// false alarm; a first request warms up per-server bookkeeping.
 	cost := func(path, token string) int64 {
