@@ -159,10 +159,10 @@ func (x *extractor) run() bool {
 			for j < len(q) && (isWordByte(q[j]) || isDigit(q[j])) {
 				j++
 			}
-			w := strings.ToUpper(q[i:j])
-			if j < len(q) && q[j] == '\'' && (w == "X" || w == "N" || w == "E" || w == "B" || w == "U") {
+			if j < len(q) && q[j] == '\'' && j-i == 1 && strings.IndexByte("XxNnEeBbUu", q[i]) >= 0 {
 				return false // blob, national, escape, bit or unicode strings
 			}
+			w := upperWord(q[i:j])
 			if !x.word(w) {
 				return false
 			}
@@ -208,7 +208,7 @@ func (x *extractor) run() bool {
 			i = j
 		default:
 			x.b.WriteByte(c)
-			x.token(string(c))
+			x.token(q[i : i+1])
 			i++
 		}
 	}
@@ -247,9 +247,13 @@ func (x *extractor) literal(lit string, v any, end int) {
 		x.b.WriteString(lit)
 		return
 	}
+	if x.args == nil {
+		x.args = make([]driver.NamedValue, 0, 4)
+	}
 	x.args = append(x.args, driver.NamedValue{Ordinal: len(x.args) + 1, Value: v})
 	if x.d == Postgres {
-		x.b.WriteString("$" + strconv.Itoa(len(x.args)))
+		var buf [24]byte
+		x.b.Write(strconv.AppendInt(append(buf[:0], '$'), int64(len(x.args)), 10))
 		return
 	}
 	x.b.WriteByte('?')
@@ -291,8 +295,46 @@ var groupingKeywords = map[string]bool{
 	"SET": true, "RETURNING": true,
 }
 
+// upperWord is w upper-cased when it is one of the keywords Extract looks
+// at (the keyword's own string, no allocation), "?" for any other word.
+func upperWord(w string) string {
+	if len(w) > 16 {
+		return "?"
+	}
+	var buf [16]byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	if k, ok := keywords[string(buf[:len(w)])]; ok {
+		return k
+	}
+	return "?"
+}
+
+// keywords are the words Extract tells apart; every other bare word is an
+// identifier or a function name to it.
+var keywords = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range []string{"PRAGMA", "ATTACH", "DETACH", "VACUUM", "CREATE", "DROP", "ALTER", "REINDEX",
+		"ANALYZE", "CONFLICT", "DO", "BY", "ORDER", "GROUP", "LIMIT", "OFFSET", "VALUES", "HAVING", "WHERE",
+		"FROM", "UNION", "EXCEPT", "INTERSECT", "SELECT", "WINDOW", "RETURNING", "ON", "SET", "LIKE", "ILIKE"} {
+		m[w] = w
+	}
+	for w := range groupingKeywords {
+		m[w] = w
+	}
+	return m
+}()
+
 // stringLiteral reads the '...' literal starting at query[i] (” is a quote).
 func stringLiteral(query string, i int) (end int, val string, ok bool) {
+	if j := strings.IndexByte(query[i+1:], '\''); j >= 0 && (i+2+j >= len(query) || query[i+2+j] != '\'') {
+		return i + 2 + j, query[i+1 : i+1+j], true // no doubled quote: the text itself
+	}
 	var b strings.Builder
 	for j := i + 1; j < len(query); j++ {
 		if query[j] != '\'' {
@@ -315,7 +357,12 @@ func firstWord(s string) string {
 	for i < len(s) && isWordByte(s[i]) {
 		i++
 	}
-	return strings.ToUpper(s[:i])
+	for _, w := range []string{"SELECT", "WITH", "INSERT", "UPDATE", "DELETE"} {
+		if strings.EqualFold(s[:i], w) {
+			return w
+		}
+	}
+	return ""
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
