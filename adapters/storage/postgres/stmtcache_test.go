@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/hearth-forge/hearth/adapters/storage/postgres/pgtest/migrated"
@@ -18,6 +19,8 @@ func TestCachedStatements(t *testing.T) {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE cache_probe (id BIGINT PRIMARY KEY, name TEXT NOT NULL, at TIMESTAMPTZ NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
+	// The database goes back to the pool of migrated copies as it came.
+	t.Cleanup(func() { _, _ = db.ExecContext(context.Background(), `DROP TABLE cache_probe`) })
 	for i := int64(1); i <= 3; i++ {
 		if _, err := db.NewRaw(`INSERT INTO cache_probe (id, name, at) VALUES (?, ?, ?)`, i, "n'"+string(rune('a'+i)), "2024-01-0"+string(rune('0'+i))+" 10:00:00+00").Exec(ctx); err != nil {
 			t.Fatal(err)
@@ -49,5 +52,20 @@ func TestCachedStatements(t *testing.T) {
 	}
 	if n, err := read(ctx); err != nil || n != 4 {
 		t.Errorf("after a column was added: %d columns, %v", n, err)
+	}
+}
+
+// TestExecModeDSN: a DSN that picks its own query mode (for a pooler that
+// keeps no sessions) opens and serves bun's statements unprepared.
+func TestExecModeDSN(t *testing.T) {
+	dsn := migrated.DSN(t)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	db := open(t, dsn+sep+"default_query_exec_mode=exec")
+	var n int
+	if err := db.NewRaw("SELECT count(*) FROM users WHERE id > ?", 0).Scan(t.Context(), &n); err != nil || n != 0 {
+		t.Fatalf("count users: %d, %v", n, err)
 	}
 }
