@@ -4,6 +4,7 @@
 //	adapters/storage/bunstore   every store port and ports.TxManager over bun
 //	adapters/storage/sqlite     opens the database on SQLite (the default)
 //	adapters/storage/postgres   opens it on Postgres (row locks, advisory-locked migrations)
+//	adapters/storage/literals   bun's inline values back into parameters, for both statement caches
 //	adapters/git/gitcli         ports.RepoBackend over the git CLI (the default)
 //	adapters/git/gogit          ports.RepoBackend in pure Go over go-git
 //	adapters/git/gitobject      git object formats, refs, readers and tree building both backends share
@@ -14,7 +15,7 @@
 //	adapters/blob               ports.BlobStore over gocloud.dev/blob (file://, s3://, gs://)
 //	adapters/bus/inproc         ports.EventBus in process
 //	adapters/secrets            ports.PasswordHasher (argon2id) and ports.TokenGenerator
-//	adapters/blob               ports.BlobStore over gocloud.dev/blob (file://, s3://, gs:// by URL)
+//	adapters/webhook/netguard   the SSRF guard for webhook URLs and deliveries (not wired yet: issue 15)
 //
 // An adapter imports core and its own technology, never a module or the
 // app. The app chooses adapters at run time from configuration through
