@@ -15,7 +15,7 @@
 //	adapters/blob               ports.BlobStore over gocloud.dev/blob (file://, s3://, gs://)
 //	adapters/bus/inproc         ports.EventBus in process
 //	adapters/secrets            ports.PasswordHasher (argon2id) and ports.TokenGenerator
-//	adapters/webhook/netguard   the SSRF guard for webhook URLs and deliveries (not wired yet: issue 15)
+//	adapters/webhook/netguard   the SSRF guard for webhook URLs (ports.URLGuard, wired in app) and deliveries (not built yet: issue 15)
 //
 // An adapter imports core and its own technology, never a module or the
 // app. The app chooses adapters at run time from configuration through

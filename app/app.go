@@ -33,6 +33,7 @@ import (
 	"github.com/hearth-forge/hearth/modules/ci"
 	"github.com/hearth-forge/hearth/modules/events"
 	"github.com/hearth-forge/hearth/modules/groups"
+	"github.com/hearth-forge/hearth/modules/hooks"
 	"github.com/hearth-forge/hearth/modules/issues"
 	"github.com/hearth-forge/hearth/modules/jobs"
 	"github.com/hearth-forge/hearth/modules/members"
@@ -120,6 +121,7 @@ type Stores struct {
 	Runners           ports.RunnerStore
 	Variables         ports.VariableStore
 	Artifacts         ports.ArtifactStore
+	Hooks             ports.HookStore
 	Tx                ports.TxManager
 	Pinger            ports.Pinger
 }
@@ -133,7 +135,7 @@ func storesOf(s *bunstore.Store) Stores {
 		Issues: s.Issues(), IssueReader: s.Issues(), IssueCounter: s.Issues(),
 		Milestones: s.Milestones(), MilestoneReader: s.Milestones(), Labels: s.Labels(), Awards: s.Awards(),
 		Snippets: s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
-		Variables: s.Variables(), Artifacts: s.Artifacts(), Tx: s.Tx(), Pinger: s,
+		Variables: s.Variables(), Artifacts: s.Artifacts(), Hooks: s.Hooks(), Tx: s.Tx(), Pinger: s,
 	}
 }
 
@@ -219,6 +221,7 @@ func Core(cfg config.Config) fx.Option {
 			func() ports.PipelineConfigParser {
 				return ciconfig.New(ciconfig.Limits{MaxBytes: cfg.CI.MaxConfigBytes})
 			},
+			newURLGuard,
 			access.New,
 			newPresenters,
 			httpx.NewRouter,
@@ -238,7 +241,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a

@@ -49,7 +49,9 @@ type Stores struct {
 	Runners   ports.RunnerStore
 	Variables ports.VariableStore
 	Artifacts ports.ArtifactStore
-	Tx        ports.TxManager
+	// Hooks are projects' webhooks.
+	Hooks ports.HookStore
+	Tx    ports.TxManager
 }
 
 // storeCase is one named subtest of RunStoreSuite.
@@ -203,7 +205,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {

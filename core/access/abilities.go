@@ -33,6 +33,10 @@ const (
 	ChangeVisibilityLevel Ability = "change_visibility_level"
 	ArchiveProject        Ability = "archive_project"
 	RemoveProject         Ability = "remove_project"
+	// AdminHooks: masters manage the project's webhooks (GitLab 9.x's
+	// hooks API asks authorize_admin_project; later GitLab names it
+	// admin_web_hook). Archived projects keep theirs manageable.
+	AdminHooks Ability = "admin_web_hook"
 )
 
 // Issue tracker abilities (issues, milestones, labels).
@@ -167,6 +171,7 @@ var rules = map[Ability]rule{
 	}},
 	AdminProject:          {decide: func(t Target, _ *Object) bool { return t.at(domain.Master) }},
 	AdminProjectMember:    {decide: func(t Target, _ *Object) bool { return t.at(domain.Master) }},
+	AdminHooks:            {decide: func(t Target, _ *Object) bool { return t.at(domain.Master) }},
 	RenameProject:         {decide: func(t Target, _ *Object) bool { return t.at(domain.Owner) }},
 	ChangeVisibilityLevel: {decide: func(t Target, _ *Object) bool { return t.at(domain.Owner) }},
 	ArchiveProject:        {decide: func(t Target, _ *Object) bool { return t.at(domain.Owner) }},

@@ -88,6 +88,7 @@ func TestAbilityTable(t *testing.T) {
 		{"push archived", project(domain.Public, archived), access.PushCode, nil, "........."},
 		{"push protected", project(domain.Private), access.PushToProtectedBranches, nil, "......111"},
 		{"admin project", project(domain.Public, archived), access.AdminProject, nil, "......111"},
+		{"admin hooks", project(domain.Private, archived), access.AdminHooks, nil, "......111"},
 		{"admin members", project(domain.Private), access.AdminProjectMember, nil, "......111"},
 		{"rename", project(domain.Private), access.RenameProject, nil, ".......11"},
 		{"visibility", project(domain.Private), access.ChangeVisibilityLevel, nil, ".......11"},
@@ -179,7 +180,7 @@ func TestEveryAbilityIsTabled(t *testing.T) {
 		access.ReadMergeRequest, access.CreateMergeRequest, access.UpdateMergeRequest, access.DestroyMergeRequest,
 		access.ReadSnippet, access.CreateSnippet, access.AdminSnippet, access.CreateNote, access.AdminNote,
 		access.ReadPipeline, access.ReadCommitStatus, access.ReadJob, access.UpdateJob, access.CreatePipeline,
-		access.UpdatePipeline, access.CreateCommitStatus, access.DestroyPipeline, access.AdminBuild}
+		access.UpdatePipeline, access.CreateCommitStatus, access.DestroyPipeline, access.AdminBuild, access.AdminHooks}
 	for _, a := range tabled {
 		delete(src, a)
 	}

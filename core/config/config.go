@@ -24,6 +24,7 @@ type Config struct {
 	CI          CI            `koanf:"ci"`
 	Blob        Blob          `koanf:"blob"`
 	Runner      Runner        `koanf:"runner"`
+	Webhooks    Webhooks      `koanf:"webhooks"`
 	Shutdown    time.Duration `koanf:"shutdown_timeout"`
 }
 
@@ -70,6 +71,15 @@ type Runner struct {
 // gs://) URL, so that several nodes share them.
 type Blob struct {
 	URL string `koanf:"url"`
+}
+
+// Webhooks configures project hooks.
+type Webhooks struct {
+	// AllowLocalRequests lets hook URLs name loopback, private and other
+	// local addresses (GitLab's allow_local_requests_from_web_hooks_and_services).
+	// Off by default: hook URLs come from users, and a local target is a
+	// server-side request forgery.
+	AllowLocalRequests bool `koanf:"allow_local_requests"`
 }
 
 // Storage selects the database adapter.

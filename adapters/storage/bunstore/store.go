@@ -114,6 +114,9 @@ func (s *Store) Runners() ports.RunnerStore { return &runnerStore{s} }
 // Variables returns the store of projects' CI variables.
 func (s *Store) Variables() ports.VariableStore { return &variableStore{s} }
 
+// Hooks returns the store of projects' webhooks.
+func (s *Store) Hooks() ports.HookStore { return &hookStore{s} }
+
 // Artifacts returns the store of jobs' artifact records.
 func (s *Store) Artifacts() ports.ArtifactStore { return &artifactStore{s} }
 

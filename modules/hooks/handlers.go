@@ -1,0 +1,120 @@
+package hooks
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/httpx"
+)
+
+// handlers decode, call one use case and render.
+type handlers struct{ s *Service }
+
+// projectPath reads {id} after refusing anonymous callers (GitLab's
+// authenticate! comes first).
+func projectPath(r *http.Request) (domain.IDOrPath, error) {
+	if _, err := httpx.RequireUser(r); err != nil {
+		return domain.IDOrPath{}, err
+	}
+	return httpx.RefParam(r, "id")
+}
+
+// hookID reads {hook_id}, an integer for Grape.
+func hookID(r *http.Request) HookID {
+	s, err := httpx.PathParam(r, "hook_id")
+	if err != nil {
+		return HookID{Invalid: err}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return HookID{Invalid: core.InvalidParam("hook_id")}
+	}
+	return HookID{ID: n}
+}
+
+// decode reads a hook's parameters; url is required on create and
+// update alike.
+func decode(r *http.Request) Input {
+	var in Input
+	var p httpx.Problems
+	if err := p.Decode(r, &in); err != nil {
+		in.Invalid = err
+		return in
+	}
+	if in.URL == nil {
+		p = append(httpx.Problems{"url is missing"}, p...)
+	}
+	in.Invalid = p.Err()
+	return in
+}
+
+// GET /projects/:id/hooks
+func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
+	ref, err := projectPath(r)
+	if err != nil {
+		return err
+	}
+	pg, perr := httpx.PageOf(r)
+	l, err := h.s.List(r.Context(), httpx.CallerOf(r), ref, pg, perr)
+	if err != nil {
+		return err
+	}
+	out := make([]hookJSON, 0, len(l.Hooks))
+	for i := range l.Hooks {
+		out = append(out, hookOf(&l.Hooks[i]))
+	}
+	return httpx.Paginated(w, r, out, l.Total, pg)
+}
+
+// GET /projects/:id/hooks/:hook_id
+func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
+	ref, err := projectPath(r)
+	if err != nil {
+		return err
+	}
+	hook, err := h.s.Get(r.Context(), httpx.CallerOf(r), ref, hookID(r))
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, hookOf(hook))
+}
+
+// POST /projects/:id/hooks: 201 with the hook.
+func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
+	ref, err := projectPath(r)
+	if err != nil {
+		return err
+	}
+	hook, err := h.s.Create(r.Context(), httpx.CallerOf(r), ref, decode(r))
+	if err != nil {
+		return err
+	}
+	return httpx.Created(w, hookOf(hook))
+}
+
+// PUT /projects/:id/hooks/:hook_id: 200 with the hook.
+func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
+	ref, err := projectPath(r)
+	if err != nil {
+		return err
+	}
+	hook, err := h.s.Update(r.Context(), httpx.CallerOf(r), ref, hookID(r), decode(r))
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, hookOf(hook))
+}
+
+// DELETE /projects/:id/hooks/:hook_id: 204 (9.x's destroy_conditionally!).
+func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
+	ref, err := projectPath(r)
+	if err != nil {
+		return err
+	}
+	if err := h.s.Delete(r.Context(), httpx.CallerOf(r), ref, hookID(r)); err != nil {
+		return err
+	}
+	return httpx.NoContent(w)
+}
