@@ -51,7 +51,9 @@ type Stores struct {
 	Artifacts ports.ArtifactStore
 	// Hooks are projects' webhooks.
 	Hooks ports.HookStore
-	Tx    ports.TxManager
+	// HookDeliveries is the webhook outbox.
+	HookDeliveries ports.HookDeliveryStore
+	Tx             ports.TxManager
 }
 
 // storeCase is one named subtest of RunStoreSuite.
@@ -205,7 +207,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {

@@ -117,6 +117,9 @@ func (s *Store) Variables() ports.VariableStore { return &variableStore{s} }
 // Hooks returns the store of projects' webhooks.
 func (s *Store) Hooks() ports.HookStore { return &hookStore{s} }
 
+// HookDeliveries returns the webhook outbox.
+func (s *Store) HookDeliveries() ports.HookDeliveryStore { return &hookDeliveryStore{s} }
+
 // Artifacts returns the store of jobs' artifact records.
 func (s *Store) Artifacts() ports.ArtifactStore { return &artifactStore{s} }
 

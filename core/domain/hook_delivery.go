@@ -1,0 +1,71 @@
+package domain
+
+import "time"
+
+// HookDeliveryState is where a webhook delivery is in the outbox.
+type HookDeliveryState string
+
+// The states of a delivery: pending (waiting for its next attempt),
+// running (claimed by a node), delivered and failed (given up) are final.
+const (
+	HookDeliveryPending   HookDeliveryState = "pending"
+	HookDeliveryRunning   HookDeliveryState = "running"
+	HookDeliveryDelivered HookDeliveryState = "delivered"
+	HookDeliveryFailed    HookDeliveryState = "failed"
+)
+
+// Finished reports whether the state is final.
+func (s HookDeliveryState) Finished() bool {
+	return s == HookDeliveryDelivered || s == HookDeliveryFailed
+}
+
+// HookDelivery is one event to POST to one hook: a row of the webhook
+// outbox, with the outcome of its last attempt.
+type HookDelivery struct {
+	ID     int64
+	HookID int64
+	// Event is the X-Gitlab-Event header ("Push Hook").
+	Event string
+	// Payload is the JSON body.
+	Payload string
+	State   HookDeliveryState
+	// Attempts counts the claims so far (an attempt starts when a node
+	// claims the delivery); MaxAttempts is when a failing delivery is
+	// given up.
+	Attempts    int
+	MaxAttempts int
+	// NextAttemptAt is when a pending delivery may be claimed.
+	NextAttemptAt time.Time
+	// ClaimedBy is the node that claimed it last; ClaimExpiresAt, set
+	// while running, is when another node may take it over.
+	ClaimedBy      string
+	ClaimExpiresAt *time.Time
+	// LastStatus is the HTTP status of the last response (0: none came);
+	// LastError says why the last attempt failed.
+	LastStatus   int
+	LastError    string
+	LastDuration time.Duration
+
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	DeliveredAt *time.Time
+}
+
+// HookAttempt is the outcome of one attempt at a delivery.
+type HookAttempt struct {
+	// Status is the response's HTTP status, 0 when none came.
+	Status int
+	// Err is why the attempt failed ("" for a 2xx response).
+	Err      string
+	Duration time.Duration
+	At       time.Time
+	// Retry asks for another attempt at NextAt (a connection error or a
+	// 5xx), if the delivery has attempts left.
+	Retry  bool
+	NextAt time.Time
+}
+
+// Delivered reports whether the attempt succeeded: a 2xx response.
+func (a HookAttempt) Delivered() bool {
+	return a.Err == "" && a.Status >= 200 && a.Status < 300
+}
