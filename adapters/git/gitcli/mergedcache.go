@@ -1,8 +1,6 @@
 package gitcli
 
 import (
-	"bufio"
-	"bytes"
 	"container/list"
 	"context"
 	"errors"
@@ -102,8 +100,8 @@ func (b *Backend) readCommit(c *catFile, id string) (domain.Commit, error) {
 // branchHeads reads every branch's object name as git stores refs (loose
 // files under refs/heads, then packed-refs), without starting git. Loose
 // refs are read first, as git does, so a concurrent pack-refs cannot hide
-// a branch.
-func branchHeads(gitDir string) (map[string]string, error) {
+// a branch. packed-refs comes through the backend's cache.
+func (b *Backend) branchHeads(gitDir string) (map[string]string, error) {
 	heads := map[string]string{}
 	root := filepath.Join(gitDir, "refs", "heads")
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -147,30 +145,18 @@ func branchHeads(gitDir string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read loose branches: %w", err)
 	}
-	data, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return heads, nil
-	}
+	packed, err := b.packed.Refs(gitDir)
 	if err != nil {
-		return nil, fmt.Errorf("read packed-refs: %w", err)
+		return nil, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) < 42 || line[40] != ' ' {
-			continue // header or peeled line
-		}
-		name, ok := bytes.CutPrefix(line[41:], []byte("refs/heads/"))
+	for ref, oid := range packed {
+		name, ok := strings.CutPrefix(ref, domain.BranchPrefix)
 		if !ok {
 			continue
 		}
-		if _, loose := heads[string(name)]; !loose {
-			heads[string(name)] = string(line[:40])
+		if _, loose := heads[name]; !loose {
+			heads[name] = oid
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read packed-refs: %w", err)
 	}
 	return heads, nil
 }
@@ -196,7 +182,7 @@ func (b *Backend) refHeads(ctx context.Context, gitDir, filter string) (map[stri
 // with their heads, so each cached answer is about the exact head git
 // judged, however the branches move meanwhile.
 func (b *Backend) mergedBranches(ctx context.Context, gitDir, target string) ([]string, error) {
-	heads, err := branchHeads(gitDir)
+	heads, err := b.branchHeads(gitDir)
 	if err != nil {
 		return nil, err
 	}

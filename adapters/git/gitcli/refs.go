@@ -195,7 +195,7 @@ func (b *Backend) Branches(ctx context.Context, repo string) ([]domain.Branch, e
 	}
 	// The refs are read from their files and the commits through the
 	// long-lived cat-file process: no git process per request.
-	heads, err := branchHeads(gitDir)
+	heads, err := b.branchHeads(gitDir)
 	if err != nil {
 		return nil, fmt.Errorf("gitcli: branches of %s: %w", repo, err)
 	}

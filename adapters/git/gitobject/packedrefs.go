@@ -43,13 +43,26 @@ func (p *PackedRefs) Lookup(gitDir, ref string) (string, bool, error) {
 	if p == nil {
 		return ReadPackedRef(gitDir, ref)
 	}
-	path := filepath.Join(gitDir, "packed-refs")
-	fi, err := os.Stat(path)
+	refs, err := p.Refs(gitDir)
+	if err != nil {
+		return "", false, err
+	}
+	oid, ok := refs[ref]
+	return oid, ok, nil
+}
+
+// Refs is every ref of gitDir's packed-refs (ref name -> object name),
+// empty when there is none. The map is shared: callers must not change it.
+func (p *PackedRefs) Refs(gitDir string) (map[string]string, error) {
+	if p == nil {
+		return ReadPackedRefs(gitDir)
+	}
+	fi, err := os.Stat(filepath.Join(gitDir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
+		return map[string]string{}, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("read packed-refs: %w", err)
+		return nil, fmt.Errorf("read packed-refs: %w", err)
 	}
 	var ino uint64
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
@@ -58,40 +71,40 @@ func (p *PackedRefs) Lookup(gitDir, ref string) (string, bool, error) {
 	p.mu.Lock()
 	f := p.files[gitDir]
 	p.mu.Unlock()
-	if f == nil || f.ino != ino || f.size != fi.Size() || !f.mtime.Equal(fi.ModTime()) {
-		// Parsed with the stat taken before the read: if the file is
-		// replaced in between, the next lookup sees a new stat and reads
-		// it again.
-		refs, err := parsePackedRefs(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", false, nil
-		}
-		if err != nil {
-			return "", false, err
-		}
-		f = &packedFile{ino: ino, size: fi.Size(), mtime: fi.ModTime(), refs: refs}
-		p.mu.Lock()
-		if old := p.files[gitDir]; old != nil {
-			p.refs -= len(old.refs)
-		}
-		if p.refs+len(refs) > maxPackedRefs {
-			clear(p.files)
-			p.refs = 0
-		}
-		p.files[gitDir] = f
-		p.refs += len(refs)
-		p.mu.Unlock()
+	if f != nil && f.ino == ino && f.size == fi.Size() && f.mtime.Equal(fi.ModTime()) {
+		return f.refs, nil
 	}
-	oid, ok := f.refs[ref]
-	return oid, ok, nil
-}
-
-// parsePackedRefs reads every "<oid> <ref>" line of a packed-refs file
-// (peeled "^<oid>" lines and the header are skipped).
-func parsePackedRefs(path string) (map[string]string, error) {
-	file, err := os.Open(path)
+	// Parsed with the stat taken before the read: if the file is replaced
+	// in between, the next call sees a new stat and reads it again.
+	refs, err := ReadPackedRefs(gitDir)
 	if err != nil {
 		return nil, err
+	}
+	f = &packedFile{ino: ino, size: fi.Size(), mtime: fi.ModTime(), refs: refs}
+	p.mu.Lock()
+	if old := p.files[gitDir]; old != nil {
+		p.refs -= len(old.refs)
+	}
+	if p.refs+len(refs) > maxPackedRefs {
+		clear(p.files)
+		p.refs = 0
+	}
+	p.files[gitDir] = f
+	p.refs += len(refs)
+	p.mu.Unlock()
+	return refs, nil
+}
+
+// ReadPackedRefs reads every "<oid> <ref>" line of gitDir's packed-refs
+// (peeled "^<oid>" lines and the header are skipped); empty when the file
+// does not exist.
+func ReadPackedRefs(gitDir string) (map[string]string, error) {
+	file, err := os.Open(filepath.Join(gitDir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
 	}
 	defer file.Close()
 	refs := map[string]string{}

@@ -18,31 +18,12 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// packedRefs reads packed-refs: ref name -> object name.
-func packedRefs(gitDir string) (map[string]string, error) {
-	data, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]string{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read packed-refs: %w", err)
-	}
-	refs := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if len(line) < 42 || line[0] == '#' || line[0] == '^' {
-			continue
-		}
-		refs[line[41:]] = line[:40]
-	}
-	return refs, nil
-}
-
 // listRefs lists every ref under prefix ("refs/" for all), loose refs
 // overriding packed ones, sorted by name.
 type refPair struct{ name, oid string }
 
 func listRefs(gitDir, prefix string) ([]refPair, error) {
-	refs, err := packedRefs(gitDir)
+	refs, err := gitobject.ReadPackedRefs(gitDir)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +154,7 @@ func casRef(gitDir, ref, newID, oldID string) error {
 // conflictsWithPacked reports whether a packed ref is a prefix directory
 // of ref or has ref as a prefix directory (git's D/F ref conflict).
 func conflictsWithPacked(gitDir, ref string) bool {
-	refs, err := packedRefs(gitDir)
+	refs, err := gitobject.ReadPackedRefs(gitDir)
 	if err != nil {
 		return false
 	}
