@@ -92,8 +92,3 @@ func (p *IssuePresenter) render(ctx context.Context, caller *domain.Caller, list
 	}
 	return out, nil
 }
-
-// One renders a single issue.
-func (p *IssuePresenter) One(ctx context.Context, caller *domain.Caller, is *domain.Issue) (*Issue, error) {
-	return one(ctx, caller, is, p.Render)
-}

@@ -54,8 +54,8 @@ func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
 // POST .../subscribe and .../unsubscribe: 304 when nothing changes.
 func (h handlers) subscribe(want bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		is, err := h.s.Subscribe(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"), want)
-		return h.reply(w, r, http.StatusCreated, is, access.Target{}, err)
+		is, t, err := h.s.Subscribe(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"), want)
+		return h.reply(w, r, http.StatusCreated, is, t, err)
 	}
 }
 
@@ -101,18 +101,11 @@ func decodeList(r *http.Request) ListInput {
 }
 
 // reply renders the issue a use case returned, with status.
-// reply renders one issue; the project t resolved (when known) is not
-// read again.
+// reply renders one issue of the project t resolved, which is not read
+// again.
 func (h handlers) reply(w http.ResponseWriter, r *http.Request, status int, is *domain.Issue, t access.Target, err error) error {
 	if err != nil {
 		return err
-	}
-	if t.Project == nil || t.Project.ID != is.ProjectID {
-		out, err := h.issues.One(r.Context(), httpx.CallerOf(r), is)
-		if err != nil {
-			return err
-		}
-		return httpx.JSON(w, status, out)
 	}
 	out, err := h.issues.RenderIn(r.Context(), httpx.CallerOf(r), t.Project, t.Namespaces, []domain.Issue{*is})
 	if err != nil {

@@ -38,15 +38,15 @@ func (s *Service) Delete(ctx context.Context, caller *domain.Caller, ref domain.
 
 // Subscribe records whether the caller follows the issue; it returns the
 // issue, or core.ErrNotModified when that was already so.
-func (s *Service) Subscribe(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64, want bool) (*domain.Issue, error) {
-	_, is, err := s.writable(ctx, caller, ref, iid)
+func (s *Service) Subscribe(ctx context.Context, caller *domain.Caller, ref domain.IDOrPath, iid int64, want bool) (*domain.Issue, access.Target, error) {
+	t, is, err := s.writable(ctx, caller, ref, iid)
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	if err := s.activity.Subscribe(ctx, issuable.IssueItem(is), caller.UserID(), want); err != nil {
-		return nil, err
+		return nil, t, err
 	}
-	return is, nil
+	return is, t, nil
 }
 
 // MarkTodo puts the issue on the caller's todo list ("marked");
