@@ -7,11 +7,7 @@ import (
 
 func TestExtractSQLite(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, in, want string
-		args           []any
-		ok             bool
-	}{
+	cases := []extractCase{
 		{"values in a where clause become parameters",
 			`SELECT "u"."id" FROM "users" AS "u" WHERE (id = 42) AND (name = 'O''Brien') LIMIT 1`,
 			`SELECT "u"."id" FROM "users" AS "u" WHERE (id = ?) AND (name = ?) LIMIT 1`,
@@ -49,40 +45,12 @@ func TestExtractSQLite(t *testing.T) {
 		{"unterminated string", `SELECT 'abc`, "", nil, false},
 		{"unbalanced", `SELECT (1`, "", nil, false},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			got, args, ok := Extract(c.in, SQLite)
-			if ok != c.ok {
-				t.Fatalf("ok = %v, want %v (%q)", ok, c.ok, got)
-			}
-			if !ok {
-				return
-			}
-			if got != c.want {
-				t.Errorf("text\n got %s\nwant %s", got, c.want)
-			}
-			var vals []any
-			for i, a := range args {
-				if a.Ordinal != i+1 {
-					t.Errorf("arg %d has ordinal %d", i, a.Ordinal)
-				}
-				vals = append(vals, a.Value)
-			}
-			if !reflect.DeepEqual(vals, c.args) {
-				t.Errorf("args %#v, want %#v", vals, c.args)
-			}
-		})
-	}
+	runExtract(t, SQLite, cases)
 }
 
 func TestExtractPostgres(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, in, want string
-		args           []any
-		ok             bool
-	}{
+	cases := []extractCase{
 		{"comparisons and IN lists, values as their text",
 			`SELECT "u"."id" FROM "users" AS "u" WHERE (id = 42) AND (name <> 'O''Brien') AND u.x IN (1, 2) LIMIT 1`,
 			`SELECT "u"."id" FROM "users" AS "u" WHERE (id = $1) AND (name <> $2) AND u.x IN ($3, $4) LIMIT 1`,
@@ -107,10 +75,21 @@ func TestExtractPostgres(t *testing.T) {
 		{"jsonb operators", `SELECT 1 FROM t WHERE a ? 'k'`, "", nil, false},
 		{"dollar quotes", `SELECT $$x$$`, "", nil, false},
 	}
+	runExtract(t, Postgres, cases)
+}
+
+type extractCase struct {
+	name, in, want string
+	args           []any
+	ok             bool
+}
+
+func runExtract(t *testing.T, d Dialect, cases []extractCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got, args, ok := Extract(c.in, Postgres)
+			got, args, ok := Extract(c.in, d)
 			if ok != c.ok {
 				t.Fatalf("ok = %v, want %v (%q)", ok, c.ok, got)
 			}
@@ -121,7 +100,10 @@ func TestExtractPostgres(t *testing.T) {
 				t.Errorf("text\n got %s\nwant %s", got, c.want)
 			}
 			var vals []any
-			for _, a := range args {
+			for i, a := range args {
+				if a.Ordinal != i+1 {
+					t.Errorf("arg %d has ordinal %d", i, a.Ordinal)
+				}
 				vals = append(vals, a.Value)
 			}
 			if !reflect.DeepEqual(vals, c.args) {
