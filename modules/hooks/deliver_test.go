@@ -1,0 +1,530 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/config"
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
+)
+
+// wait bounds every wait for something that must happen; nothing waits
+// for something that must not.
+const wait = 10 * time.Second
+
+var t0 = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// fakeOutbox is ports.HookDeliveryStore in memory, with the port's claim
+// and finish rules, reporting each finish on finished.
+type fakeOutbox struct {
+	mu       sync.Mutex
+	rows     []domain.HookDelivery
+	targets  map[int64]domain.HookTarget
+	workers  int // Claim checks it is never asked for more than the free slots
+	overflow []string
+	claims   int
+	claimed  chan int // each Claim's count, when not nil
+	finished chan domain.HookAttempt
+	pruned   chan time.Time
+	recorded []domain.HookDelivery
+}
+
+func newOutbox(workers int) *fakeOutbox {
+	return &fakeOutbox{targets: map[int64]domain.HookTarget{}, workers: workers,
+		finished: make(chan domain.HookAttempt, 100), pruned: make(chan time.Time, 10)}
+}
+
+func (o *fakeOutbox) add(hookID int64, maxAttempts int, at time.Time) int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	id := int64(len(o.rows) + 1)
+	o.rows = append(o.rows, domain.HookDelivery{ID: id, HookID: hookID, Event: domain.HookEventPush,
+		Payload: fmt.Sprintf(`{"object_kind":"push","secret_payload":%d}`, id), State: domain.HookDeliveryPending,
+		MaxAttempts: maxAttempts, NextAttemptAt: at, CreatedAt: at, UpdatedAt: at})
+	return id
+}
+
+func (o *fakeOutbox) row(id int64) domain.HookDelivery {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.rows[id-1]
+}
+
+func (o *fakeOutbox) Enqueue(context.Context, *domain.HookDelivery) error {
+	return errors.New("not used")
+}
+
+func (o *fakeOutbox) Claim(_ context.Context, node string, now time.Time, lease time.Duration, max int) ([]domain.HookDelivery, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.claims++
+	running := 0
+	for _, d := range o.rows {
+		if d.State == domain.HookDeliveryRunning && d.ClaimedBy == node {
+			running++
+		}
+	}
+	if running+max > o.workers {
+		o.overflow = append(o.overflow, fmt.Sprintf("claim of %d with %d running", max, running))
+	}
+	var out []domain.HookDelivery
+	for i := range o.rows {
+		d := &o.rows[i]
+		due := d.State == domain.HookDeliveryPending && !d.NextAttemptAt.After(now) ||
+			d.State == domain.HookDeliveryRunning && !d.ClaimExpiresAt.After(now)
+		if !due || len(out) == max {
+			continue
+		}
+		exp := now.Add(lease)
+		d.State, d.ClaimedBy, d.ClaimExpiresAt = domain.HookDeliveryRunning, node, &exp
+		d.Attempts++
+		d.Target = o.targets[d.HookID]
+		out = append(out, *d)
+	}
+	if o.claimed != nil {
+		o.claimed <- len(out)
+	}
+	return out, nil
+}
+
+func (o *fakeOutbox) Finish(_ context.Context, id int64, node string, a domain.HookAttempt) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if id < 1 || int(id) > len(o.rows) {
+		return core.ErrNotFound
+	}
+	d := &o.rows[id-1]
+	if d.State != domain.HookDeliveryRunning || d.ClaimedBy != node {
+		return core.ErrStale
+	}
+	d.LastStatus, d.LastError, d.LastDuration, d.LastResponse = a.Status, a.Err, a.Duration, a.Response
+	d.ClaimExpiresAt = nil
+	switch {
+	case a.Delivered():
+		d.State = domain.HookDeliveryDelivered
+	case a.Retry && d.Attempts < d.MaxAttempts:
+		d.State, d.NextAttemptAt = domain.HookDeliveryPending, a.NextAt
+	default:
+		d.State = domain.HookDeliveryFailed
+	}
+	o.finished <- a
+	return nil
+}
+
+func (o *fakeOutbox) List(context.Context, int64, domain.Page) ([]domain.HookDelivery, int, error) {
+	return nil, 0, errors.New("not used")
+}
+
+func (o *fakeOutbox) Get(context.Context, int64, int64) (*domain.HookDelivery, error) {
+	return nil, errors.New("not used")
+}
+
+func (o *fakeOutbox) Record(_ context.Context, d *domain.HookDelivery) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	d.ID = int64(100 + len(o.recorded))
+	o.recorded = append(o.recorded, *d)
+	return nil
+}
+
+func (o *fakeOutbox) Prune(_ context.Context, before time.Time) (int, error) {
+	o.pruned <- before
+	return 0, nil
+}
+
+// fakeSender answers with reply and reports each call on calls.
+type fakeSender struct {
+	reply func(ctx context.Context, n int) ports.HookResponse
+	calls chan sent
+	mu    sync.Mutex
+	n     int
+}
+
+type sent struct {
+	target  domain.HookTarget
+	event   string
+	payload string
+}
+
+func (f *fakeSender) Send(ctx context.Context, t domain.HookTarget, event string, payload []byte) ports.HookResponse {
+	f.mu.Lock()
+	f.n++
+	n := f.n
+	f.mu.Unlock()
+	f.calls <- sent{t, event, string(payload)}
+	return f.reply(ctx, n)
+}
+
+func (f *fakeSender) count() int { f.mu.Lock(); defer f.mu.Unlock(); return f.n }
+
+func answer(status int) func(context.Context, int) ports.HookResponse {
+	return func(context.Context, int) ports.HookResponse {
+		return ports.HookResponse{Status: status, Body: fmt.Sprintf(`{"status":%d}`, status), Duration: 42 * time.Millisecond}
+	}
+}
+
+type rig struct {
+	s      *Service
+	d      *deliverer
+	clock  *fakeClock
+	outbox *fakeOutbox
+	sender *fakeSender
+	logs   *observer.ObservedLogs
+}
+
+func newRig(t *testing.T, workers int, reply func(context.Context, int) ports.HookResponse) *rig {
+	t.Helper()
+	core, logs := observer.New(zap.DebugLevel)
+	cfg := config.Default()
+	cfg.Webhooks.Workers = workers
+	cfg.Webhooks.PollInterval = time.Hour // only nudges and ended sends wake the loop
+	cfg.Webhooks.Timeout = 5 * time.Second
+	r := &rig{clock: &fakeClock{now: t0}, outbox: newOutbox(workers),
+		sender: &fakeSender{reply: reply, calls: make(chan sent, 100)}, logs: logs}
+	r.outbox.targets[7] = domain.HookTarget{URL: "http://203.0.113.7/hook", Token: "s3cr3t-token", VerifyTLS: true}
+	r.s = NewService(Params{Config: cfg, Log: zap.New(core), Clock: r.clock, Deliveries: r.outbox, Sender: r.sender})
+	r.d = newDeliverer(r.s, "node-a")
+	return r
+}
+
+func (r *rig) start(t *testing.T) {
+	t.Helper()
+	r.d.start()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		_ = r.d.stop(ctx)
+	})
+}
+
+func (r *rig) finish(t *testing.T) domain.HookAttempt {
+	t.Helper()
+	select {
+	case a := <-r.outbox.finished:
+		return a
+	case <-time.After(wait):
+		t.Fatal("no delivery finished")
+		return domain.HookAttempt{}
+	}
+}
+
+func (r *rig) call(t *testing.T) sent {
+	t.Helper()
+	select {
+	case c := <-r.sender.calls:
+		return c
+	case <-time.After(wait):
+		t.Fatal("nothing sent")
+		return sent{}
+	}
+}
+
+// noSecretsLogged checks the logs never carry the token or the payload.
+func (r *rig) noSecretsLogged(t *testing.T) {
+	t.Helper()
+	for _, e := range r.logs.All() {
+		line := fmt.Sprint(e.Message, e.ContextMap())
+		if strings.Contains(line, "s3cr3t-token") || strings.Contains(line, "secret_payload") {
+			t.Errorf("log leaks a secret: %s", line)
+		}
+	}
+}
+
+func TestDeliverSuccess(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 2, answer(200))
+	id := r.outbox.add(7, 5, t0)
+	r.start(t)
+
+	c := r.call(t)
+	if c.target != r.outbox.targets[7] || c.event != "Push Hook" || c.payload != r.outbox.row(id).Payload {
+		t.Fatalf("sent %+v", c)
+	}
+	a := r.finish(t)
+	if !a.Delivered() || a.Retry || a.Status != 200 || a.Response != `{"status":200}` || !a.At.Equal(t0) ||
+		a.Duration != 42*time.Millisecond || a.DisableAfter != 4 {
+		t.Fatalf("attempt %+v", a)
+	}
+	if d := r.outbox.row(id); d.State != domain.HookDeliveryDelivered || d.Attempts != 1 {
+		t.Fatalf("delivery %+v", d)
+	}
+	logged := r.logs.FilterMessage("webhook delivered").All()
+	if len(logged) != 1 {
+		t.Fatalf("logged %v", r.logs.All())
+	}
+	if f := logged[0].ContextMap(); f["hook_id"] != int64(7) || f["delivery_id"] != id || f["event"] != "Push Hook" || f["status"] != int64(200) {
+		t.Fatalf("log fields %v", f)
+	}
+	r.noSecretsLogged(t)
+}
+
+func TestDeliverRetriesServerErrorsWithBackoffThenGivesUp(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 1, answer(503))
+	id := r.outbox.add(7, 3, t0)
+	r.start(t)
+
+	// 10s after the first attempt, then 20s: the backoff doubles.
+	for i, backoff := range []time.Duration{10 * time.Second, 20 * time.Second} {
+		a := r.finish(t)
+		if !a.Retry || a.Status != 503 || a.Err != "receiver answered HTTP 503" || !a.NextAt.Equal(r.clock.Now().Add(backoff)) {
+			t.Fatalf("attempt %d: %+v", i+1, a)
+		}
+		if d := r.outbox.row(id); d.State != domain.HookDeliveryPending || d.Attempts != i+1 {
+			t.Fatalf("after attempt %d: %+v", i+1, d)
+		}
+		r.clock.advance(backoff)
+		r.s.nudge()
+	}
+	r.finish(t)
+	if d := r.outbox.row(id); d.State != domain.HookDeliveryFailed || d.Attempts != 3 || d.LastStatus != 503 {
+		t.Fatalf("after the last attempt: %+v", d)
+	}
+	if n := r.sender.count(); n != 3 {
+		t.Fatalf("%d sends, want 3", n)
+	}
+	r.noSecretsLogged(t)
+}
+
+func TestDeliverClientErrorIsFinal(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 1, answer(404))
+	id := r.outbox.add(7, 5, t0)
+	r.start(t)
+
+	a := r.finish(t)
+	if a.Retry || a.Delivered() || a.Status != 404 {
+		t.Fatalf("attempt %+v", a)
+	}
+	if d := r.outbox.row(id); d.State != domain.HookDeliveryFailed || d.Attempts != 1 {
+		t.Fatalf("delivery %+v", d)
+	}
+}
+
+func TestAttemptClassifies(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 1, nil)
+	r.clock.now = t0
+	for _, tc := range []struct {
+		resp      ports.HookResponse
+		attempts  int
+		delivered bool
+		retry     bool
+		after     time.Duration
+		err       string
+	}{
+		{resp: ports.HookResponse{Status: 200}, delivered: true},
+		{resp: ports.HookResponse{Status: 204}, delivered: true},
+		{resp: ports.HookResponse{Status: 302}, err: "receiver answered HTTP 302"},
+		{resp: ports.HookResponse{Status: 410}, err: "receiver answered HTTP 410"},
+		{resp: ports.HookResponse{Status: 500}, attempts: 1, retry: true, after: 10 * time.Second, err: "receiver answered HTTP 500"},
+		{resp: ports.HookResponse{Status: 502}, attempts: 4, retry: true, after: 80 * time.Second, err: "receiver answered HTTP 502"},
+		{resp: ports.HookResponse{Err: errors.New("dial tcp 203.0.113.7:80: connect: connection refused")}, attempts: 2,
+			retry: true, after: 20 * time.Second, err: "dial tcp 203.0.113.7:80: connect: connection refused"},
+		{resp: ports.HookResponse{Err: context.DeadlineExceeded}, attempts: 30, retry: true, after: time.Hour, err: "context deadline exceeded"},
+	} {
+		a := r.s.attempt(tc.resp, tc.attempts)
+		if a.Delivered() != tc.delivered || a.Retry != tc.retry || a.Err != tc.err || (tc.retry && !a.NextAt.Equal(t0.Add(tc.after))) {
+			t.Errorf("%+v after %d attempts: got %+v", tc.resp, tc.attempts, a)
+		}
+	}
+}
+
+func TestStorableKeepsText(t *testing.T) {
+	t.Parallel()
+	if got := storable("ok\x00\xff"+strings.Repeat("x", 20), 10); got != "ok\uFFFD\uFFFDxxxxxx" {
+		t.Fatalf("storable: %q", got)
+	}
+}
+
+func TestNudgeWakesIdleWorkers(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 1, answer(200))
+	r.outbox.claimed = make(chan int, 100)
+	r.start(t)
+	// The first claim found nothing; with an hour's poll interval only the
+	// nudge can explain the next one.
+	select {
+	case n := <-r.outbox.claimed:
+		if n != 0 {
+			t.Fatalf("claimed %d", n)
+		}
+	case <-time.After(wait):
+		t.Fatal("no claim")
+	}
+	id := r.outbox.add(7, 1, t0)
+	r.s.nudge()
+	r.finish(t)
+	if d := r.outbox.row(id); d.State != domain.HookDeliveryDelivered {
+		t.Fatalf("delivery %+v", d)
+	}
+}
+
+func TestDeliverKeepsToWorkerSlots(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	r := newRig(t, 2, func(ctx context.Context, n int) ports.HookResponse {
+		<-release
+		return ports.HookResponse{Status: 200}
+	})
+	for range 5 {
+		r.outbox.add(7, 1, t0)
+	}
+	r.start(t)
+	r.call(t)
+	r.call(t)
+	close(release)
+	for range 5 {
+		r.finish(t)
+	}
+	r.outbox.mu.Lock()
+	defer r.outbox.mu.Unlock()
+	if len(r.outbox.overflow) > 0 {
+		t.Fatalf("claimed beyond the free slots: %v", r.outbox.overflow)
+	}
+}
+
+func TestStopWaitsForSendsInFlight(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	r := newRig(t, 2, func(ctx context.Context, n int) ports.HookResponse {
+		<-release
+		return ports.HookResponse{Status: 200}
+	})
+	id := r.outbox.add(7, 1, t0)
+	r.d.start()
+	r.call(t)
+
+	stopped := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		stopped <- r.d.stop(ctx)
+	}()
+	close(release)
+	if err := <-stopped; err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	// Stop returned after the send ended and its outcome was recorded.
+	if d := r.outbox.row(id); d.State != domain.HookDeliveryDelivered {
+		t.Fatalf("delivery %+v", d)
+	}
+}
+
+func TestStopAbandonsSendsPastItsDeadline(t *testing.T) {
+	t.Parallel()
+	ended := make(chan error, 1)
+	r := newRig(t, 1, func(ctx context.Context, n int) ports.HookResponse {
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return ports.HookResponse{Err: ctx.Err()}
+	})
+	id := r.outbox.add(7, 5, t0)
+	r.d.start()
+	r.call(t)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the stop context is out of time already
+	if err := r.d.stop(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stop: %v", err)
+	}
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Fatalf("send ended with %v", err)
+	}
+	select {
+	case <-r.d.done:
+	case <-time.After(wait):
+		t.Fatal("the delivery loop did not end")
+	}
+	// Left claimed, not finished: another node takes it over when the
+	// lease expires.
+	if d := r.outbox.row(id); d.State != domain.HookDeliveryRunning || d.ClaimedBy != "node-a" {
+		t.Fatalf("delivery %+v", d)
+	}
+}
+
+func TestPruneAtStart(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 1, answer(200))
+	r.start(t)
+	select {
+	case before := <-r.outbox.pruned:
+		if want := t0.Add(-7 * 24 * time.Hour); !before.Equal(want) {
+			t.Fatalf("pruned before %v, want %v", before, want)
+		}
+	case <-time.After(wait):
+		t.Fatal("no prune")
+	}
+}
+
+func TestNoWorkersStartNothing(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 0, answer(200))
+	lc := &recordingLifecycle{}
+	startDelivery(lc, r.s)
+	if len(lc.hooks) != 0 {
+		t.Fatalf("%d lifecycle hooks with no workers", len(lc.hooks))
+	}
+}
+
+func TestSendNowRecords(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 1, func(_ context.Context, n int) ports.HookResponse {
+		if n == 1 {
+			return ports.HookResponse{Status: 201, Body: "ok", Duration: time.Second}
+		}
+		return ports.HookResponse{Err: errors.New("connection refused")}
+	})
+	target := r.outbox.targets[7]
+	d, err := r.s.sendNow(context.Background(), 7, target, domain.HookEventIssue, []byte(`{"object_kind":"issue"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.call(t); c.target != target || c.event != "Issue Hook" {
+		t.Fatalf("sent %+v", c)
+	}
+	if d.ID == 0 || d.State != domain.HookDeliveryDelivered || d.Attempts != 1 || d.LastStatus != 201 || d.LastResponse != "ok" ||
+		d.DeliveredAt == nil || d.Payload != `{"object_kind":"issue"}` || d.HookID != 7 {
+		t.Fatalf("delivery %+v", d)
+	}
+	d, err = r.s.sendNow(context.Background(), 7, target, domain.HookEventIssue, []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.State != domain.HookDeliveryFailed || d.LastStatus != 0 || d.LastError != "connection refused" || d.DeliveredAt != nil {
+		t.Fatalf("delivery %+v", d)
+	}
+	if got := len(r.outbox.recorded); got != 2 || !slices.EqualFunc(r.outbox.recorded, []domain.HookDelivery{{State: domain.HookDeliveryDelivered}, {State: domain.HookDeliveryFailed}},
+		func(a, b domain.HookDelivery) bool { return a.State == b.State }) {
+		t.Fatalf("recorded %+v", r.outbox.recorded)
+	}
+	r.noSecretsLogged(t)
+}
+
+type recordingLifecycle struct{ hooks []fx.Hook }
+
+func (l *recordingLifecycle) Append(h fx.Hook) { l.hooks = append(l.hooks, h) }
