@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -246,14 +247,19 @@ func retryBackoff(base time.Duration, attempts int) time.Duration {
 	return min(d, maxRetryBackoff)
 }
 
-// storable cuts s to at most limit bytes and makes it text every database
-// keeps: valid UTF-8 without NUL (a receiver's body may be binary).
+// storable makes s text every database keeps (valid UTF-8 without NUL: a
+// receiver's body may be binary) of at most limit bytes, cut at a rune.
 func storable(s string, limit int) string {
-	if len(s) > limit {
-		s = s[:limit]
-	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	return strings.ReplaceAll(s, "\x00", "\uFFFD")
+	s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 func (d *deliverer) pruneLoop() {

@@ -356,8 +356,14 @@ func TestAttemptClassifies(t *testing.T) {
 
 func TestStorableKeepsText(t *testing.T) {
 	t.Parallel()
-	if got := storable("ok\x00\xff"+strings.Repeat("x", 20), 10); got != "ok\uFFFD\uFFFDxxxxxx" {
-		t.Fatalf("storable: %q", got)
+	for in, want := range map[string]string{
+		"ok\x00\xff" + strings.Repeat("x", 20): "ok\uFFFD\uFFFDxx", // 2 + 3 + 3 + 2 bytes
+		"abcdefghi\u00e9":                      "abcdefghi",        // é would end past the limit
+		"short":                                "short",
+	} {
+		if got := storable(in, 10); got != want {
+			t.Errorf("storable(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
