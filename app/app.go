@@ -222,6 +222,7 @@ func Core(cfg config.Config) fx.Option {
 				return ciconfig.New(ciconfig.Limits{MaxBytes: cfg.CI.MaxConfigBytes})
 			},
 			newURLGuard,
+			newHookSender,
 			access.New,
 			newPresenters,
 			httpx.NewRouter,
