@@ -223,7 +223,7 @@ func (s *Service) attempt(resp ports.HookResponse, attempts int) domain.HookAtte
 	case resp.Err != nil:
 		a.Status = 0
 		a.Err = storable(resp.Err.Error(), 1024)
-		a.Retry = !refused(resp)
+		a.Retry = !resp.Refused
 	case resp.Status >= 200 && resp.Status < 300:
 	case resp.Status >= 500:
 		a.Err = fmt.Sprintf("receiver answered HTTP %d", resp.Status)
@@ -310,8 +310,3 @@ func (s *Service) sendNow(ctx context.Context, hookID int64, t domain.HookTarget
 	}
 	return d, nil
 }
-
-// refused reports whether the sender refused the address without
-// sending (blocked by the URL guard, or not a valid URL): retrying cannot
-// help.
-func refused(resp ports.HookResponse) bool { return false }

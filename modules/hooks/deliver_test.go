@@ -346,6 +346,8 @@ func TestAttemptClassifies(t *testing.T) {
 		{resp: ports.HookResponse{Err: errors.New("dial tcp 203.0.113.7:80: connect: connection refused")}, attempts: 2,
 			retry: true, after: 20 * time.Second, err: "dial tcp 203.0.113.7:80: connect: connection refused"},
 		{resp: ports.HookResponse{Err: context.DeadlineExceeded}, attempts: 30, retry: true, after: time.Hour, err: "context deadline exceeded"},
+		{resp: ports.HookResponse{Err: errors.New("is blocked: requests to loopback addresses are not allowed"), Refused: true},
+			attempts: 1, err: "is blocked: requests to loopback addresses are not allowed"},
 	} {
 		a := r.s.attempt(tc.resp, tc.attempts)
 		if a.Delivered() != tc.delivered || a.Retry != tc.retry || a.Err != tc.err || (tc.retry && !a.NextAt.Equal(t0.Add(tc.after))) {
