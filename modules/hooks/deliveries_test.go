@@ -59,6 +59,7 @@ func (r *receiver) next(t *testing.T) received {
 func deliveryServer() apptest.Option {
 	return apptest.Configure(func(c *config.Config) {
 		c.Webhooks.AllowLocalRequests = true
+		c.Webhooks.Workers = 2
 		c.Webhooks.PollInterval = 50 * time.Millisecond
 		c.Webhooks.MaxAttempts = 2
 	})
