@@ -51,6 +51,10 @@ type Stores struct {
 	Artifacts ports.ArtifactStore
 	// Hooks are projects' webhooks.
 	Hooks ports.HookStore
+	// SystemHooks are the instance's; HookRouter finds an event's hooks
+	// of both kinds.
+	SystemHooks ports.SystemHookStore
+	HookRouter  ports.HookRouter
 	// HookDeliveries is the webhook outbox.
 	HookDeliveries ports.HookDeliveryStore
 	Tx             ports.TxManager
