@@ -211,7 +211,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), systemHookCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {
