@@ -20,27 +20,27 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// wait bounds every wait for something that must happen; nothing waits
+// dlWait bounds every wait for something that must happen; nothing waits
 // for something that must not.
-const wait = 10 * time.Second
+const dlWait = 10 * time.Second
 
-var t0 = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+var dlT0 = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 
-type fakeClock struct {
+type dlClock struct {
 	mu  sync.Mutex
 	now time.Time
 }
 
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *fakeClock) advance(d time.Duration) {
+func (c *dlClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *dlClock) advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
 }
 
-// fakeOutbox is ports.HookDeliveryStore in memory, with the port's claim
+// dlOutbox is ports.HookDeliveryStore in memory, with the port's claim
 // and finish rules, reporting each finish on finished.
-type fakeOutbox struct {
+type dlOutbox struct {
 	mu       sync.Mutex
 	rows     []domain.HookDelivery
 	targets  map[int64]domain.HookTarget
@@ -53,12 +53,12 @@ type fakeOutbox struct {
 	recorded []domain.HookDelivery
 }
 
-func newOutbox(workers int) *fakeOutbox {
-	return &fakeOutbox{targets: map[int64]domain.HookTarget{}, workers: workers,
+func newDlOutbox(workers int) *dlOutbox {
+	return &dlOutbox{targets: map[int64]domain.HookTarget{}, workers: workers,
 		finished: make(chan domain.HookAttempt, 100), pruned: make(chan time.Time, 10)}
 }
 
-func (o *fakeOutbox) add(hookID int64, maxAttempts int, at time.Time) int64 {
+func (o *dlOutbox) add(hookID int64, maxAttempts int, at time.Time) int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	id := int64(len(o.rows) + 1)
@@ -68,17 +68,17 @@ func (o *fakeOutbox) add(hookID int64, maxAttempts int, at time.Time) int64 {
 	return id
 }
 
-func (o *fakeOutbox) row(id int64) domain.HookDelivery {
+func (o *dlOutbox) row(id int64) domain.HookDelivery {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.rows[id-1]
 }
 
-func (o *fakeOutbox) Enqueue(context.Context, *domain.HookDelivery) error {
+func (o *dlOutbox) Enqueue(context.Context, *domain.HookDelivery) error {
 	return errors.New("not used")
 }
 
-func (o *fakeOutbox) Claim(_ context.Context, node string, now time.Time, lease time.Duration, max int) ([]domain.HookDelivery, error) {
+func (o *dlOutbox) Claim(_ context.Context, node string, now time.Time, lease time.Duration, max int) ([]domain.HookDelivery, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.claims++
@@ -111,7 +111,7 @@ func (o *fakeOutbox) Claim(_ context.Context, node string, now time.Time, lease 
 	return out, nil
 }
 
-func (o *fakeOutbox) Finish(_ context.Context, id int64, node string, a domain.HookAttempt) error {
+func (o *dlOutbox) Finish(_ context.Context, id int64, node string, a domain.HookAttempt) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if id < 1 || int(id) > len(o.rows) {
@@ -135,15 +135,15 @@ func (o *fakeOutbox) Finish(_ context.Context, id int64, node string, a domain.H
 	return nil
 }
 
-func (o *fakeOutbox) List(context.Context, int64, domain.Page) ([]domain.HookDelivery, int, error) {
+func (o *dlOutbox) List(context.Context, int64, domain.Page) ([]domain.HookDelivery, int, error) {
 	return nil, 0, errors.New("not used")
 }
 
-func (o *fakeOutbox) Get(context.Context, int64, int64) (*domain.HookDelivery, error) {
+func (o *dlOutbox) Get(context.Context, int64, int64) (*domain.HookDelivery, error) {
 	return nil, errors.New("not used")
 }
 
-func (o *fakeOutbox) Record(_ context.Context, d *domain.HookDelivery) error {
+func (o *dlOutbox) Record(_ context.Context, d *domain.HookDelivery) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	d.ID = int64(100 + len(o.recorded))
@@ -151,100 +151,100 @@ func (o *fakeOutbox) Record(_ context.Context, d *domain.HookDelivery) error {
 	return nil
 }
 
-func (o *fakeOutbox) Prune(_ context.Context, before time.Time) (int, error) {
+func (o *dlOutbox) Prune(_ context.Context, before time.Time) (int, error) {
 	o.pruned <- before
 	return 0, nil
 }
 
-// fakeSender answers with reply and reports each call on calls.
-type fakeSender struct {
+// dlSender answers with reply and reports each call on calls.
+type dlSender struct {
 	reply func(ctx context.Context, n int) ports.HookResponse
-	calls chan sent
+	calls chan dlSent
 	mu    sync.Mutex
 	n     int
 }
 
-type sent struct {
+type dlSent struct {
 	target  domain.HookTarget
 	event   string
 	payload string
 }
 
-func (f *fakeSender) Send(ctx context.Context, t domain.HookTarget, event string, payload []byte) ports.HookResponse {
+func (f *dlSender) Send(ctx context.Context, t domain.HookTarget, event string, payload []byte) ports.HookResponse {
 	f.mu.Lock()
 	f.n++
 	n := f.n
 	f.mu.Unlock()
-	f.calls <- sent{t, event, string(payload)}
+	f.calls <- dlSent{t, event, string(payload)}
 	return f.reply(ctx, n)
 }
 
-func (f *fakeSender) count() int { f.mu.Lock(); defer f.mu.Unlock(); return f.n }
+func (f *dlSender) count() int { f.mu.Lock(); defer f.mu.Unlock(); return f.n }
 
-func answer(status int) func(context.Context, int) ports.HookResponse {
+func dlAnswer(status int) func(context.Context, int) ports.HookResponse {
 	return func(context.Context, int) ports.HookResponse {
 		return ports.HookResponse{Status: status, Body: fmt.Sprintf(`{"status":%d}`, status), Duration: 42 * time.Millisecond}
 	}
 }
 
-type rig struct {
+type dlRig struct {
 	s      *Service
 	d      *deliverer
-	clock  *fakeClock
-	outbox *fakeOutbox
-	sender *fakeSender
+	clock  *dlClock
+	outbox *dlOutbox
+	sender *dlSender
 	logs   *observer.ObservedLogs
 }
 
-func newRig(t *testing.T, workers int, reply func(context.Context, int) ports.HookResponse) *rig {
+func newDlRig(t *testing.T, workers int, reply func(context.Context, int) ports.HookResponse) *dlRig {
 	t.Helper()
 	core, logs := observer.New(zap.DebugLevel)
 	cfg := config.Default()
 	cfg.Webhooks.Workers = workers
 	cfg.Webhooks.PollInterval = time.Hour // only nudges and ended sends wake the loop
 	cfg.Webhooks.Timeout = 5 * time.Second
-	r := &rig{clock: &fakeClock{now: t0}, outbox: newOutbox(workers),
-		sender: &fakeSender{reply: reply, calls: make(chan sent, 100)}, logs: logs}
+	r := &dlRig{clock: &dlClock{now: dlT0}, outbox: newDlOutbox(workers),
+		sender: &dlSender{reply: reply, calls: make(chan dlSent, 100)}, logs: logs}
 	r.outbox.targets[7] = domain.HookTarget{URL: "http://203.0.113.7/hook", Token: "s3cr3t-token", VerifyTLS: true}
 	r.s = NewService(Params{Config: cfg, Log: zap.New(core), Clock: r.clock, Deliveries: r.outbox, Sender: r.sender})
 	r.d = newDeliverer(r.s, "node-a")
 	return r
 }
 
-func (r *rig) start(t *testing.T) {
+func (r *dlRig) start(t *testing.T) {
 	t.Helper()
 	r.d.start()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		ctx, cancel := context.WithTimeout(context.Background(), dlWait)
 		defer cancel()
 		_ = r.d.stop(ctx)
 	})
 }
 
-func (r *rig) finish(t *testing.T) domain.HookAttempt {
+func (r *dlRig) finish(t *testing.T) domain.HookAttempt {
 	t.Helper()
 	select {
 	case a := <-r.outbox.finished:
 		return a
-	case <-time.After(wait):
+	case <-time.After(dlWait):
 		t.Fatal("no delivery finished")
 		return domain.HookAttempt{}
 	}
 }
 
-func (r *rig) call(t *testing.T) sent {
+func (r *dlRig) call(t *testing.T) dlSent {
 	t.Helper()
 	select {
 	case c := <-r.sender.calls:
 		return c
-	case <-time.After(wait):
+	case <-time.After(dlWait):
 		t.Fatal("nothing sent")
-		return sent{}
+		return dlSent{}
 	}
 }
 
 // noSecretsLogged checks the logs never carry the token or the payload.
-func (r *rig) noSecretsLogged(t *testing.T) {
+func (r *dlRig) noSecretsLogged(t *testing.T) {
 	t.Helper()
 	for _, e := range r.logs.All() {
 		line := fmt.Sprint(e.Message, e.ContextMap())
@@ -256,8 +256,8 @@ func (r *rig) noSecretsLogged(t *testing.T) {
 
 func TestDeliverSuccess(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, 2, answer(200))
-	id := r.outbox.add(7, 5, t0)
+	r := newDlRig(t, 2, dlAnswer(200))
+	id := r.outbox.add(7, 5, dlT0)
 	r.start(t)
 
 	c := r.call(t)
@@ -265,7 +265,7 @@ func TestDeliverSuccess(t *testing.T) {
 		t.Fatalf("sent %+v", c)
 	}
 	a := r.finish(t)
-	if !a.Delivered() || a.Retry || a.Status != 200 || a.Response != `{"status":200}` || !a.At.Equal(t0) ||
+	if !a.Delivered() || a.Retry || a.Status != 200 || a.Response != `{"status":200}` || !a.At.Equal(dlT0) ||
 		a.Duration != 42*time.Millisecond || a.DisableAfter != 4 {
 		t.Fatalf("attempt %+v", a)
 	}
@@ -284,8 +284,8 @@ func TestDeliverSuccess(t *testing.T) {
 
 func TestDeliverRetriesServerErrorsWithBackoffThenGivesUp(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, 1, answer(503))
-	id := r.outbox.add(7, 3, t0)
+	r := newDlRig(t, 1, dlAnswer(503))
+	id := r.outbox.add(7, 3, dlT0)
 	r.start(t)
 
 	// 10s after the first attempt, then 20s: the backoff doubles.
@@ -312,8 +312,8 @@ func TestDeliverRetriesServerErrorsWithBackoffThenGivesUp(t *testing.T) {
 
 func TestDeliverClientErrorIsFinal(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, 1, answer(404))
-	id := r.outbox.add(7, 5, t0)
+	r := newDlRig(t, 1, dlAnswer(404))
+	id := r.outbox.add(7, 5, dlT0)
 	r.start(t)
 
 	a := r.finish(t)
@@ -327,8 +327,8 @@ func TestDeliverClientErrorIsFinal(t *testing.T) {
 
 func TestAttemptClassifies(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, 1, nil)
-	r.clock.now = t0
+	r := newDlRig(t, 1, nil)
+	r.clock.now = dlT0
 	for _, tc := range []struct {
 		resp      ports.HookResponse
 		attempts  int
@@ -350,7 +350,7 @@ func TestAttemptClassifies(t *testing.T) {
 			attempts: 1, err: "is blocked: requests to loopback addresses are not allowed"},
 	} {
 		a := r.s.attempt(tc.resp, tc.attempts)
-		if a.Delivered() != tc.delivered || a.Retry != tc.retry || a.Err != tc.err || (tc.retry && !a.NextAt.Equal(t0.Add(tc.after))) {
+		if a.Delivered() != tc.delivered || a.Retry != tc.retry || a.Err != tc.err || (tc.retry && !a.NextAt.Equal(dlT0.Add(tc.after))) {
 			t.Errorf("%+v after %d attempts: got %+v", tc.resp, tc.attempts, a)
 		}
 	}
@@ -371,7 +371,7 @@ func TestStorableKeepsText(t *testing.T) {
 
 func TestNudgeWakesIdleWorkers(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, 1, answer(200))
+	r := newDlRig(t, 1, dlAnswer(200))
 	r.outbox.claimed = make(chan int, 100)
 	r.start(t)
 	// The first claim found nothing; with an hour's poll interval only the
@@ -381,10 +381,10 @@ func TestNudgeWakesIdleWorkers(t *testing.T) {
 		if n != 0 {
 			t.Fatalf("claimed %d", n)
 		}
-	case <-time.After(wait):
+	case <-time.After(dlWait):
 		t.Fatal("no claim")
 	}
-	id := r.outbox.add(7, 1, t0)
+	id := r.outbox.add(7, 1, dlT0)
 	r.s.nudge()
 	r.finish(t)
 	if d := r.outbox.row(id); d.State != domain.HookDeliveryDelivered {
@@ -395,12 +395,12 @@ func TestNudgeWakesIdleWorkers(t *testing.T) {
 func TestDeliverKeepsToWorkerSlots(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	r := newRig(t, 2, func(ctx context.Context, n int) ports.HookResponse {
+	r := newDlRig(t, 2, func(ctx context.Context, n int) ports.HookResponse {
 		<-release
 		return ports.HookResponse{Status: 200}
 	})
 	for range 5 {
-		r.outbox.add(7, 1, t0)
+		r.outbox.add(7, 1, dlT0)
 	}
 	r.start(t)
 	r.call(t)
@@ -419,17 +419,17 @@ func TestDeliverKeepsToWorkerSlots(t *testing.T) {
 func TestStopWaitsForSendsInFlight(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	r := newRig(t, 2, func(ctx context.Context, n int) ports.HookResponse {
+	r := newDlRig(t, 2, func(ctx context.Context, n int) ports.HookResponse {
 		<-release
 		return ports.HookResponse{Status: 200}
 	})
-	id := r.outbox.add(7, 1, t0)
+	id := r.outbox.add(7, 1, dlT0)
 	r.d.start()
 	r.call(t)
 
 	stopped := make(chan error, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		ctx, cancel := context.WithTimeout(context.Background(), dlWait)
 		defer cancel()
 		stopped <- r.d.stop(ctx)
 	}()
@@ -446,12 +446,12 @@ func TestStopWaitsForSendsInFlight(t *testing.T) {
 func TestStopAbandonsSendsPastItsDeadline(t *testing.T) {
 	t.Parallel()
 	ended := make(chan error, 1)
-	r := newRig(t, 1, func(ctx context.Context, n int) ports.HookResponse {
+	r := newDlRig(t, 1, func(ctx context.Context, n int) ports.HookResponse {
 		<-ctx.Done()
 		ended <- ctx.Err()
 		return ports.HookResponse{Err: ctx.Err()}
 	})
-	id := r.outbox.add(7, 5, t0)
+	id := r.outbox.add(7, 5, dlT0)
 	r.d.start()
 	r.call(t)
 
@@ -465,7 +465,7 @@ func TestStopAbandonsSendsPastItsDeadline(t *testing.T) {
 	}
 	select {
 	case <-r.d.done:
-	case <-time.After(wait):
+	case <-time.After(dlWait):
 		t.Fatal("the delivery loop did not end")
 	}
 	// Left claimed, not finished: another node takes it over when the
@@ -477,22 +477,22 @@ func TestStopAbandonsSendsPastItsDeadline(t *testing.T) {
 
 func TestPruneAtStart(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, 1, answer(200))
+	r := newDlRig(t, 1, dlAnswer(200))
 	r.start(t)
 	select {
 	case before := <-r.outbox.pruned:
-		if want := t0.Add(-7 * 24 * time.Hour); !before.Equal(want) {
+		if want := dlT0.Add(-7 * 24 * time.Hour); !before.Equal(want) {
 			t.Fatalf("pruned before %v, want %v", before, want)
 		}
-	case <-time.After(wait):
+	case <-time.After(dlWait):
 		t.Fatal("no prune")
 	}
 }
 
 func TestNoWorkersStartNothing(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, 0, answer(200))
-	lc := &recordingLifecycle{}
+	r := newDlRig(t, 0, dlAnswer(200))
+	lc := &dlLifecycle{}
 	startDelivery(lc, r.s)
 	if len(lc.hooks) != 0 {
 		t.Fatalf("%d lifecycle hooks with no workers", len(lc.hooks))
@@ -501,7 +501,7 @@ func TestNoWorkersStartNothing(t *testing.T) {
 
 func TestSendNowRecords(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, 1, func(_ context.Context, n int) ports.HookResponse {
+	r := newDlRig(t, 1, func(_ context.Context, n int) ports.HookResponse {
 		if n == 1 {
 			return ports.HookResponse{Status: 201, Body: "ok", Duration: time.Second}
 		}
@@ -533,6 +533,6 @@ func TestSendNowRecords(t *testing.T) {
 	r.noSecretsLogged(t)
 }
 
-type recordingLifecycle struct{ hooks []fx.Hook }
+type dlLifecycle struct{ hooks []fx.Hook }
 
-func (l *recordingLifecycle) Append(h fx.Hook) { l.hooks = append(l.hooks, h) }
+func (l *dlLifecycle) Append(h fx.Hook) { l.hooks = append(l.hooks, h) }

@@ -16,26 +16,26 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// received is one request a receiver got.
-type received struct {
+// dlReceived is one request a receiver got.
+type dlReceived struct {
 	header http.Header
 	body   string
 }
 
-// receiver is a loopback webhook endpoint answering status (200 unless
+// dlReceiver is a loopback webhook endpoint answering status (200 unless
 // set) and reporting each request on got.
-type receiver struct {
+type dlReceiver struct {
 	*httptest.Server
 	status atomic.Int32
-	got    chan received
+	got    chan dlReceived
 }
 
-func newReceiver(t *testing.T) *receiver {
-	r := &receiver{got: make(chan received, 100)}
+func newDlReceiver(t *testing.T) *dlReceiver {
+	r := &dlReceiver{got: make(chan dlReceived, 100)}
 	r.status.Store(200)
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		b, _ := io.ReadAll(req.Body)
-		r.got <- received{req.Header.Clone(), string(b)}
+		r.got <- dlReceived{req.Header.Clone(), string(b)}
 		w.WriteHeader(int(r.status.Load()))
 		fmt.Fprintf(w, `{"answered":%d}`, r.status.Load())
 	}))
@@ -43,20 +43,20 @@ func newReceiver(t *testing.T) *receiver {
 	return r
 }
 
-func (r *receiver) next(t *testing.T) received {
+func (r *dlReceiver) next(t *testing.T) dlReceived {
 	t.Helper()
 	select {
 	case g := <-r.got:
 		return g
 	case <-time.After(15 * time.Second):
 		t.Fatal("the receiver got nothing")
-		return received{}
+		return dlReceived{}
 	}
 }
 
-// deliveryServer allows loopback hooks and polls often, so deliveries
+// dlServer allows loopback hooks and polls often, so deliveries
 // queued straight into the outbox (no node nudges for them) go out soon.
-func deliveryServer() apptest.Option {
+func dlServer() apptest.Option {
 	return apptest.Configure(func(c *config.Config) {
 		c.Webhooks.AllowLocalRequests = true
 		c.Webhooks.Workers = 2
@@ -65,8 +65,8 @@ func deliveryServer() apptest.Option {
 	})
 }
 
-// waitState polls the deliveries list until delivery id is in state.
-func waitState(t *testing.T, e env, path, token string, id int64, state string) map[string]any {
+// dlWaitState polls the deliveries list until delivery id is in state.
+func dlWaitState(t *testing.T, e env, path, token string, id int64, state string) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -85,7 +85,7 @@ func waitState(t *testing.T, e env, path, token string, id int64, state string) 
 func TestHookDeliveriesAPI(t *testing.T) {
 	t.Parallel()
 	eachDriver(t, func(t *testing.T, e env) {
-		rcv := newReceiver(t)
+		rcv := newDlReceiver(t)
 		pid := e.project("delivered", "private")
 		masterID, master := e.person("master")
 		devID, dev := e.person("dev")
@@ -110,7 +110,7 @@ func TestHookDeliveriesAPI(t *testing.T) {
 			got.header.Get("Content-Type") != "application/json" {
 			t.Fatalf("received %v %s", got.header, got.body)
 		}
-		first := waitState(t, e, events, master, d.ID, "delivered")
+		first := dlWaitState(t, e, events, master, d.ID, "delivered")
 		if first["response_status"] != "200" || first["trigger"] != "push_hooks" || first["url"] != rcv.URL+"/hook" ||
 			first["attempts"] != 1.0 || first["response_body"] != `{"answered":200}` || first["internal_error_message"] != nil {
 			t.Fatalf("delivery %v", first)
@@ -138,13 +138,13 @@ func TestHookDeliveriesAPI(t *testing.T) {
 			t.Fatalf("resent body %s", got.body)
 		}
 		// The 500 is retried after retry_backoff: move the clock past it.
-		retrying := waitState(t, e, events, master, copyID, "pending")
+		retrying := dlWaitState(t, e, events, master, copyID, "pending")
 		if retrying["response_status"] != "500" || retrying["attempts"] != 1.0 || retrying["next_attempt_at"] == nil {
 			t.Fatalf("after a 500: %v", retrying)
 		}
 		e.srv.Advance(e.srv.Config.Webhooks.RetryBackoff)
 		rcv.next(t)
-		failed := waitState(t, e, events, master, copyID, "failed")
+		failed := dlWaitState(t, e, events, master, copyID, "failed")
 		if failed["attempts"] != 2.0 || failed["response_status"] != "500" || failed["response_body"] != `{"answered":500}` {
 			t.Fatalf("given up: %v", failed)
 		}
@@ -172,5 +172,5 @@ func TestHookDeliveriesAPI(t *testing.T) {
 		e.ExpectBody(404, `{"message":"404 Not found"}`, "POST", fmt.Sprintf("%s/%d/resend", events, copyID+100), master, nil)
 		e.ExpectBody(400, `{"error":"hook_log_id is invalid"}`, "POST", events+"/abc/resend", master, nil)
 		e.ExpectBody(400, `{"error":"hook_id is invalid"}`, "GET", base+"/abc/events", master, nil)
-	}, deliveryServer())
+	}, dlServer())
 }
