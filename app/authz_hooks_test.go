@@ -1,10 +1,17 @@
 package app_test
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hearth-forge/hearth/core/domain"
+)
 
 // hookRoutes are the project hooks rows: masters and owners manage a
 // project's hooks (GitLab's authorize_admin_project), developers get 403,
-// who cannot see the project 404, anonymous callers 401 first.
+// who cannot see the project 404, anonymous callers 401 first. The
+// recent deliveries routes follow the same rules.
 func hookRoutes() map[string]routeCase {
 	const api = "/api/v4/projects/{id}"
 	const p = "/projects/{project}"
@@ -12,6 +19,25 @@ func hookRoutes() map[string]routeCase {
 	// fresh makes a hook as root for the cell and names it.
 	fresh := func(tr *tracker) string {
 		return fmt.Sprintf("%s/hooks/%d", p, tr.fresh("hooks", vals("url", "http://203.0.113.1/fixture"), "id"))
+	}
+	// delivered makes a hook with one delivery for the cell and names
+	// both. The hook is disabled for a day, so neither the delivery nor
+	// a resent copy is ever sent (its URL is not on this machine).
+	delivered := func(tr *tracker) (hook string, delivery int64) {
+		w := tr.w
+		id := tr.fresh("hooks", vals("url", "http://203.0.113.1/fixture"), "id")
+		off := time.Now().Add(24 * time.Hour)
+		if _, err := w.srv.Store.Hooks().Update(context.Background(), tr.f.projectID, id, func(h *domain.ProjectHook) error {
+			h.DisabledUntil = &off
+			return nil
+		}); err != nil {
+			w.t.Fatalf("disable hook %d: %v", id, err)
+		}
+		d := domain.HookDelivery{HookID: id, Event: domain.HookEventPush, Payload: `{"object_kind":"push"}`, MaxAttempts: 1}
+		if err := w.srv.Store.HookDeliveries().Enqueue(context.Background(), &d); err != nil {
+			w.t.Fatalf("queue delivery: %v", err)
+		}
+		return fmt.Sprintf("%s/hooks/%d", p, id), d.ID
 	}
 	return map[string]routeCase{
 		"GET " + api + "/hooks": {rule: masterLevel, req: get(p + "/hooks")},
@@ -26,6 +52,14 @@ func hookRoutes() map[string]routeCase {
 		})},
 		"DELETE " + api + "/hooks/{hook_id}": {rule: masterLevel, kept: true, req: prepared("DELETE", func(tr *tracker, _ actor) (string, any) {
 			return fresh(tr), nil
+		})},
+		"GET " + api + "/hooks/{hook_id}/events": {rule: masterLevel, req: prepared("GET", func(tr *tracker, _ actor) (string, any) {
+			hook, _ := delivered(tr)
+			return hook + "/events", nil
+		})},
+		"POST " + api + "/hooks/{hook_id}/events/{hook_log_id}/resend": {rule: masterLevel, kept: true, req: prepared("POST", func(tr *tracker, _ actor) (string, any) {
+			hook, id := delivered(tr)
+			return fmt.Sprintf("%s/events/%d/resend", hook, id), nil
 		})},
 	}
 }

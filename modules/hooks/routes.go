@@ -19,5 +19,8 @@ func routes(s *Service) httpx.Routes {
 		r(http.MethodGet, one, h.get),
 		r(http.MethodPut, one, h.update),
 		r(http.MethodDelete, one, h.delete),
+		// Recent deliveries, as later GitLab's hook events API.
+		r(http.MethodGet, one+"/events", h.listDeliveries),
+		r(http.MethodPost, one+"/events/{hook_log_id}/resend", h.resend),
 	}}
 }
