@@ -19,5 +19,6 @@ func routes(s *Service) httpx.Routes {
 		r(http.MethodGet, one, h.get),
 		r(http.MethodPut, one, h.update),
 		r(http.MethodDelete, one, h.delete),
+		r(http.MethodPost, one+"/test/{trigger}", h.trigger),
 	}}
 }
