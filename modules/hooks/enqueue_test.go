@@ -1,0 +1,290 @@
+package hooks
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+	"go.uber.org/zap"
+
+	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/config"
+	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
+)
+
+// The fakes embed their port: a method a test does not expect panics on
+// the nil interface, which is how "no hooks, no reads" is checked.
+
+type fakeRouter struct {
+	mu    sync.Mutex
+	hooks map[domain.HookEventKind][]int64
+	asked []domain.HookEventKind
+}
+
+func (r *fakeRouter) HooksFor(_ context.Context, _ int64, kind domain.HookEventKind) ([]int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked = append(r.asked, kind)
+	return slices.Clone(r.hooks[kind]), nil
+}
+
+type fakeDeliveries struct {
+	ports.HookDeliveryStore
+	queued []domain.HookDelivery
+}
+
+func (d *fakeDeliveries) Enqueue(_ context.Context, x *domain.HookDelivery) error {
+	x.ID = int64(len(d.queued) + 1)
+	d.queued = append(d.queued, *x)
+	return nil
+}
+
+type fakeTx struct {
+	ports.TxManager
+	after int
+}
+
+func (t *fakeTx) AfterCommit(ctx context.Context, fn func(context.Context)) { t.after++; fn(ctx) }
+
+type fakeProjects struct{ ports.ProjectStore }
+
+func (fakeProjects) Get(_ context.Context, id int64) (*domain.Project, error) {
+	return &domain.Project{ID: id, NamespaceID: 3, Name: "Diaspora", Path: "diaspora", DefaultBranch: "master",
+		Visibility: domain.Public}, nil
+}
+
+type fakeNamespaces struct{ ports.NamespaceStore }
+
+func (fakeNamespaces) Get(_ context.Context, id int64) (*domain.Namespace, error) {
+	return &domain.Namespace{ID: id, Name: "Mike", Path: "mike", FullPath: "mike"}, nil
+}
+
+type fakeUsers struct{ ports.UserStore }
+
+func (fakeUsers) Get(_ context.Context, id int64) (*domain.User, error) {
+	if id != 4 {
+		return nil, core.ErrNotFound // deleted meanwhile
+	}
+	return &domain.User{ID: 4, Username: "jsmith", Name: "John Smith", Email: "john@example.com"}, nil
+}
+
+type fakeLabels struct{ ports.LabelStore }
+
+func (fakeLabels) List(_ context.Context, projectID int64) ([]domain.Label, error) {
+	return []domain.Label{{ID: 1, ProjectID: projectID, Name: "bug", Color: "#ff0000"}}, nil
+}
+
+type fakeIssues struct{ ports.IssueStore }
+
+func (fakeIssues) GetMany(_ context.Context, ids []int64) ([]domain.Issue, error) {
+	return []domain.Issue{{ID: ids[0], IID: 2, ProjectID: 15, Title: "secret", Confidential: true, State: "opened"}}, nil
+}
+
+type fakeReader struct {
+	ports.RepoReader
+	diffs map[string][]domain.FileDiff
+	tag   domain.Tag
+}
+
+func (r fakeReader) Diff(_ context.Context, _, _, to string) ([]domain.FileDiff, error) {
+	return r.diffs[to], nil
+}
+
+func (r fakeReader) Tag(_ context.Context, _, name string) (domain.Tag, error) {
+	if name != r.tag.Name {
+		return domain.Tag{}, core.ErrNotFound
+	}
+	return r.tag, nil
+}
+
+func (fakeReader) Commit(context.Context, string, string) (domain.Commit, error) {
+	return domain.Commit{}, core.ErrNotFound
+}
+
+type fakeClock struct{}
+
+func (fakeClock) Now() time.Time { return time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC) }
+
+func newTestService(hooks map[domain.HookEventKind][]int64, reads bool, reader fakeReader) (*Service, *fakeRouter, *fakeDeliveries, *fakeTx) {
+	cfg := config.Config{ExternalURL: "https://hearth.example/"}
+	cfg.Webhooks.MaxAttempts = 7
+	router, deliveries, tx := &fakeRouter{hooks: hooks}, &fakeDeliveries{}, &fakeTx{}
+	p := Params{Config: cfg, Log: zap.NewNop(), Clock: fakeClock{}, Router: router, Deliveries: deliveries, Tx: tx}
+	if reads {
+		p.Projects, p.Namespaces, p.Users, p.Labels, p.Issues, p.Reader = fakeProjects{}, fakeNamespaces{}, fakeUsers{}, fakeLabels{}, fakeIssues{}, reader
+	}
+	return NewService(p), router, deliveries, tx
+}
+
+func TestNoHooksNoReads(t *testing.T) {
+	t.Parallel()
+	// Every store is nil: any read would panic.
+	s, router, deliveries, tx := newTestService(nil, false, fakeReader{})
+	ctx := context.Background()
+	pid := int64(15)
+	steps := []error{
+		s.onPush(ctx, domain.PushEvent{ProjectID: 15, Ref: "refs/heads/master", Commits: []domain.PushCommit{{ID: "a"}}}),
+		s.onPush(ctx, domain.PushEvent{ProjectID: 15, Ref: "refs/tags/v1"}),
+		s.onIssue(ctx, domain.IssueEvent{Issue: domain.Issue{ProjectID: 15}, Action: domain.ActionCreated}),
+		s.onIssue(ctx, domain.IssueEvent{Issue: domain.Issue{ProjectID: 15, Confidential: true}, Action: domain.ActionUpdated}),
+		s.onMergeRequest(ctx, domain.MergeRequestEvent{MergeRequest: domain.MergeRequest{ProjectID: 15}, Action: domain.ActionMerged}),
+		s.onNote(ctx, domain.NoteEvent{Note: domain.Note{ProjectID: &pid, NoteableType: domain.TargetIssue}}),
+		s.onCommitComment(ctx, domain.CommitCommentCreated{Comment: domain.CommitComment{ProjectID: 15}}),
+		s.onPipeline(ctx, domain.PipelineEvent{Pipeline: domain.Pipeline{ProjectID: 15, Status: domain.CIRunning}, Previous: domain.CIPending}),
+		s.onJob(ctx, domain.JobEvent{Job: domain.Job{ProjectID: 15, PipelineID: 1, Kind: domain.JobBuild, Status: domain.CISuccess}, Previous: domain.CIRunning}),
+	}
+	for i, err := range steps {
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	want := []domain.HookEventKind{domain.HookPush, domain.HookTagPush, domain.HookIssues, domain.HookConfidentialIssues,
+		domain.HookMergeRequests, domain.HookNotes, domain.HookNotes, domain.HookPipelines, domain.HookJobs}
+	if !slices.Equal(router.asked, want) {
+		t.Errorf("asked the router for %v, want %v", router.asked, want)
+	}
+	if len(deliveries.queued) != 0 || tx.after != 0 {
+		t.Errorf("queued %d, woke %d times without hooks", len(deliveries.queued), tx.after)
+	}
+}
+
+// Events hooks never receive do not even ask the router.
+func TestIgnoredEventsAskNothing(t *testing.T) {
+	t.Parallel()
+	s, router, _, _ := newTestService(nil, false, fakeReader{})
+	ctx := context.Background()
+	pid := int64(15)
+	for i, err := range []error{
+		s.onNote(ctx, domain.NoteEvent{Note: domain.Note{ProjectID: &pid, System: true}}),
+		s.onNote(ctx, domain.NoteEvent{Note: domain.Note{NoteableType: domain.TargetSnippet}}), // a personal snippet
+		s.onPipeline(ctx, domain.PipelineEvent{Pipeline: domain.Pipeline{ProjectID: 15, Status: domain.CICreated}}),
+		s.onPipeline(ctx, domain.PipelineEvent{Pipeline: domain.Pipeline{ProjectID: 15, Status: domain.CIRunning}, Previous: domain.CIRunning}),
+		s.onJob(ctx, domain.JobEvent{Job: domain.Job{ProjectID: 15, PipelineID: 1, Kind: domain.JobBuild, Status: domain.CIPending}, Previous: domain.CICreated}),
+		s.onJob(ctx, domain.JobEvent{Job: domain.Job{ProjectID: 15, PipelineID: 1, Kind: domain.JobExternal, Status: domain.CISuccess}, Previous: domain.CIRunning}),
+		s.onIssue(ctx, domain.IssueEvent{Issue: domain.Issue{ProjectID: 15}, Action: "moved"}),
+	} {
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+	if len(router.asked) != 0 {
+		t.Errorf("asked the router for %v", router.asked)
+	}
+}
+
+func TestConfidentialIssueUpdate(t *testing.T) {
+	t.Parallel()
+	hooks := map[domain.HookEventKind][]int64{domain.HookIssues: {1}, domain.HookConfidentialIssues: {2, 3}}
+	s, _, deliveries, tx := newTestService(hooks, true, fakeReader{})
+	deleted := int64(99)
+	is := domain.Issue{ID: 30, IID: 2, ProjectID: 15, Title: "secret", Confidential: true, State: "opened",
+		AssigneeID: &deleted, Labels: []string{"bug", "gone"}}
+	if err := s.onIssue(context.Background(), domain.IssueEvent{Issue: is, Action: domain.ActionUpdated, Actor: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if len(deliveries.queued) != 2 || deliveries.queued[0].HookID != 2 || deliveries.queued[1].HookID != 3 || tx.after != 1 {
+		t.Fatalf("queued %+v (woke %d), want hooks 2 and 3 once", deliveries.queued, tx.after)
+	}
+	d := deliveries.queued[0]
+	if d.Event != "Issue Hook" || d.MaxAttempts != 7 || d.Payload != deliveries.queued[1].Payload {
+		t.Errorf("delivery = %+v", d)
+	}
+	ev, err := gitlab.ParseWebhook(gitlab.EventTypeIssue, []byte(d.Payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ev.(*gitlab.IssueEvent)
+	a := got.ObjectAttributes
+	if a.Action != "update" || a.IID != 2 || !a.Confidential || got.User.Username != "jsmith" ||
+		got.Project.PathWithNamespace != "mike/diaspora" || got.Project.WebURL != "https://hearth.example/mike/diaspora" ||
+		got.Project.GitSSHURL != "git@hearth.example:mike/diaspora.git" || a.URL != "https://hearth.example/mike/diaspora/issues/2" {
+		t.Errorf("decoded %+v / %+v", got, a)
+	}
+	// The deleted assignee degrades to none; the deleted label is left out.
+	if got.Assignee != nil || len(got.Labels) != 1 || got.Labels[0].Title != "bug" {
+		t.Errorf("assignee %+v labels %+v", got.Assignee, got.Labels)
+	}
+}
+
+// A note on a confidential issue reaches only the note hooks that also
+// receive confidential issues.
+func TestConfidentialNoteHooks(t *testing.T) {
+	t.Parallel()
+	hooks := map[domain.HookEventKind][]int64{domain.HookNotes: {1, 2, 3}, domain.HookConfidentialIssues: {3, 4}}
+	s, _, deliveries, _ := newTestService(hooks, true, fakeReader{})
+	pid := int64(15)
+	n := domain.Note{ID: 9, ProjectID: &pid, NoteableType: domain.TargetIssue, NoteableID: 30, AuthorID: 77, Body: "psst"}
+	if err := s.onNote(context.Background(), domain.NoteEvent{Note: n, Actor: 77, Confidential: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(deliveries.queued) != 1 || deliveries.queued[0].HookID != 3 {
+		t.Fatalf("queued %+v, want hook 3 only", deliveries.queued)
+	}
+	ev, err := gitlab.ParseWebhook(gitlab.EventTypeNote, []byte(deliveries.queued[0].Payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ev.(*gitlab.IssueCommentEvent)
+	if got.ObjectAttributes.Note != "psst" || got.Issue.IID != 2 || got.ObjectAttributes.NoteableType != "Issue" {
+		t.Errorf("decoded %+v", got)
+	}
+}
+
+func TestPushChangedPathsAndTag(t *testing.T) {
+	t.Parallel()
+	hooks := map[domain.HookEventKind][]int64{domain.HookPush: {1}, domain.HookTagPush: {1}}
+	reader := fakeReader{
+		diffs: map[string][]domain.FileDiff{"c2": {
+			{OldPath: "old.txt", NewPath: "old.txt", DeletedFile: true},
+			{OldPath: "a.txt", NewPath: "b.txt", RenamedFile: true},
+			{OldPath: "new.txt", NewPath: "new.txt", NewFile: true},
+			{OldPath: "mod.txt", NewPath: "mod.txt"},
+		}},
+		tag: domain.Tag{Name: "v1", TargetID: "tagobj", Message: ptr("Release"), Commit: domain.Commit{ID: "c2"}},
+	}
+	s, _, deliveries, _ := newTestService(hooks, true, reader)
+	ctx := context.Background()
+	commits := []domain.PushCommit{{ID: "c2", Message: "two"}, {ID: "c1", Message: "one"}}
+	if err := s.onPush(ctx, domain.PushEvent{ProjectID: 15, Actor: 4, Ref: "refs/heads/master", Before: "c0", After: "c2",
+		Commits: commits, TotalCommits: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.onPush(ctx, domain.PushEvent{ProjectID: 15, Actor: 4, Ref: "refs/tags/v1", Before: domain.ZeroID, After: "tagobj",
+		Commits: []domain.PushCommit{}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(deliveries.queued) != 2 || deliveries.queued[0].Event != "Push Hook" || deliveries.queued[1].Event != "Tag Push Hook" {
+		t.Fatalf("queued %+v", deliveries.queued)
+	}
+	ev, err := gitlab.ParseWebhook(gitlab.EventTypePush, []byte(deliveries.queued[0].Payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	push := ev.(*gitlab.PushEvent)
+	if len(push.Commits) != 2 || push.Commits[1].ID != "c2" || push.UserUsername != "jsmith" || push.CheckoutSHA != "c2" {
+		t.Fatalf("decoded %+v", push)
+	}
+	c := push.Commits[1]
+	if !slices.Equal(c.Added, []string{"b.txt", "new.txt"}) || !slices.Equal(c.Modified, []string{"mod.txt"}) ||
+		!slices.Equal(c.Removed, []string{"old.txt"}) {
+		t.Errorf("added %v modified %v removed %v", c.Added, c.Modified, c.Removed)
+	}
+	tev, err := gitlab.ParseWebhook(gitlab.EventTypeTagPush, []byte(deliveries.queued[1].Payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := tev.(*gitlab.TagEvent)
+	if tag.CheckoutSHA != "c2" || tag.Message != "Release" || tag.Ref != "refs/tags/v1" {
+		t.Errorf("decoded tag push %+v", tag)
+	}
+	if !strings.Contains(deliveries.queued[0].Payload, `"total_commits_count":2`) {
+		t.Errorf("payload %s", deliveries.queued[0].Payload)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
