@@ -165,7 +165,10 @@ func (s *Service) onNote(ctx context.Context, ev domain.NoteEvent) error {
 	if n.System || n.ProjectID == nil {
 		return nil
 	}
-	ids, err := s.noteHooks(ctx, *n.ProjectID, ev.Confidential)
+	// NoteEvent.Confidential also marks notes on snippets that are not
+	// public (for the feed); only a confidential issue's notes are kept
+	// from hooks.
+	ids, err := s.noteHooks(ctx, *n.ProjectID, ev.Confidential && n.NoteableType == domain.TargetIssue)
 	if err != nil || len(ids) == 0 {
 		return err
 	}

@@ -20,103 +20,103 @@ import (
 // The fakes embed their port: a method a test does not expect panics on
 // the nil interface, which is how "no hooks, no reads" is checked.
 
-type fakeRouter struct {
+type plRouter struct {
 	mu    sync.Mutex
 	hooks map[domain.HookEventKind][]int64
 	asked []domain.HookEventKind
 }
 
-func (r *fakeRouter) HooksFor(_ context.Context, _ int64, kind domain.HookEventKind) ([]int64, error) {
+func (r *plRouter) HooksFor(_ context.Context, _ int64, kind domain.HookEventKind) ([]int64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.asked = append(r.asked, kind)
 	return slices.Clone(r.hooks[kind]), nil
 }
 
-type fakeDeliveries struct {
+type plDeliveries struct {
 	ports.HookDeliveryStore
 	queued []domain.HookDelivery
 }
 
-func (d *fakeDeliveries) Enqueue(_ context.Context, x *domain.HookDelivery) error {
+func (d *plDeliveries) Enqueue(_ context.Context, x *domain.HookDelivery) error {
 	x.ID = int64(len(d.queued) + 1)
 	d.queued = append(d.queued, *x)
 	return nil
 }
 
-type fakeTx struct {
+type plTx struct {
 	ports.TxManager
 	after int
 }
 
-func (t *fakeTx) AfterCommit(ctx context.Context, fn func(context.Context)) { t.after++; fn(ctx) }
+func (t *plTx) AfterCommit(ctx context.Context, fn func(context.Context)) { t.after++; fn(ctx) }
 
-type fakeProjects struct{ ports.ProjectStore }
+type plProjects struct{ ports.ProjectStore }
 
-func (fakeProjects) Get(_ context.Context, id int64) (*domain.Project, error) {
+func (plProjects) Get(_ context.Context, id int64) (*domain.Project, error) {
 	return &domain.Project{ID: id, NamespaceID: 3, Name: "Diaspora", Path: "diaspora", DefaultBranch: "master",
 		Visibility: domain.Public}, nil
 }
 
-type fakeNamespaces struct{ ports.NamespaceStore }
+type plNamespaces struct{ ports.NamespaceStore }
 
-func (fakeNamespaces) Get(_ context.Context, id int64) (*domain.Namespace, error) {
+func (plNamespaces) Get(_ context.Context, id int64) (*domain.Namespace, error) {
 	return &domain.Namespace{ID: id, Name: "Mike", Path: "mike", FullPath: "mike"}, nil
 }
 
-type fakeUsers struct{ ports.UserStore }
+type plUsers struct{ ports.UserStore }
 
-func (fakeUsers) Get(_ context.Context, id int64) (*domain.User, error) {
+func (plUsers) Get(_ context.Context, id int64) (*domain.User, error) {
 	if id != 4 {
 		return nil, core.ErrNotFound // deleted meanwhile
 	}
 	return &domain.User{ID: 4, Username: "jsmith", Name: "John Smith", Email: "john@example.com"}, nil
 }
 
-type fakeLabels struct{ ports.LabelStore }
+type plLabels struct{ ports.LabelStore }
 
-func (fakeLabels) List(_ context.Context, projectID int64) ([]domain.Label, error) {
+func (plLabels) List(_ context.Context, projectID int64) ([]domain.Label, error) {
 	return []domain.Label{{ID: 1, ProjectID: projectID, Name: "bug", Color: "#ff0000"}}, nil
 }
 
-type fakeIssues struct{ ports.IssueStore }
+type plIssues struct{ ports.IssueStore }
 
-func (fakeIssues) GetMany(_ context.Context, ids []int64) ([]domain.Issue, error) {
+func (plIssues) GetMany(_ context.Context, ids []int64) ([]domain.Issue, error) {
 	return []domain.Issue{{ID: ids[0], IID: 2, ProjectID: 15, Title: "secret", Confidential: true, State: "opened"}}, nil
 }
 
-type fakeReader struct {
+type plReader struct {
 	ports.RepoReader
 	diffs map[string][]domain.FileDiff
 	tag   domain.Tag
 }
 
-func (r fakeReader) Diff(_ context.Context, _, _, to string) ([]domain.FileDiff, error) {
+func (r plReader) Diff(_ context.Context, _, _, to string) ([]domain.FileDiff, error) {
 	return r.diffs[to], nil
 }
 
-func (r fakeReader) Tag(_ context.Context, _, name string) (domain.Tag, error) {
+func (r plReader) Tag(_ context.Context, _, name string) (domain.Tag, error) {
 	if name != r.tag.Name {
 		return domain.Tag{}, core.ErrNotFound
 	}
 	return r.tag, nil
 }
 
-func (fakeReader) Commit(context.Context, string, string) (domain.Commit, error) {
+func (plReader) Commit(context.Context, string, string) (domain.Commit, error) {
 	return domain.Commit{}, core.ErrNotFound
 }
 
-type fakeClock struct{}
+type plClock struct{}
 
-func (fakeClock) Now() time.Time { return time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC) }
+func (plClock) Now() time.Time { return time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC) }
 
-func newTestService(hooks map[domain.HookEventKind][]int64, reads bool, reader fakeReader) (*Service, *fakeRouter, *fakeDeliveries, *fakeTx) {
+func newTestService(hooks map[domain.HookEventKind][]int64, reads bool, reader plReader) (*Service, *plRouter, *plDeliveries, *plTx) {
 	cfg := config.Config{ExternalURL: "https://hearth.example/"}
 	cfg.Webhooks.MaxAttempts = 7
-	router, deliveries, tx := &fakeRouter{hooks: hooks}, &fakeDeliveries{}, &fakeTx{}
-	p := Params{Config: cfg, Log: zap.NewNop(), Clock: fakeClock{}, Router: router, Deliveries: deliveries, Tx: tx}
+	router, deliveries, tx := &plRouter{hooks: hooks}, &plDeliveries{}, &plTx{}
+	p := Params{Config: cfg, Log: zap.NewNop(), Clock: plClock{}, Router: router, Deliveries: deliveries, Tx: tx}
 	if reads {
-		p.Projects, p.Namespaces, p.Users, p.Labels, p.Issues, p.Reader = fakeProjects{}, fakeNamespaces{}, fakeUsers{}, fakeLabels{}, fakeIssues{}, reader
+		p.Projects, p.Namespaces, p.Users, p.Labels, p.Issues, p.Reader = plProjects{}, plNamespaces{}, plUsers{}, plLabels{}, plIssues{}, reader
 	}
 	return NewService(p), router, deliveries, tx
 }
@@ -124,7 +124,7 @@ func newTestService(hooks map[domain.HookEventKind][]int64, reads bool, reader f
 func TestNoHooksNoReads(t *testing.T) {
 	t.Parallel()
 	// Every store is nil: any read would panic.
-	s, router, deliveries, tx := newTestService(nil, false, fakeReader{})
+	s, router, deliveries, tx := newTestService(nil, false, plReader{})
 	ctx := context.Background()
 	pid := int64(15)
 	steps := []error{
@@ -156,7 +156,7 @@ func TestNoHooksNoReads(t *testing.T) {
 // Events hooks never receive do not even ask the router.
 func TestIgnoredEventsAskNothing(t *testing.T) {
 	t.Parallel()
-	s, router, _, _ := newTestService(nil, false, fakeReader{})
+	s, router, _, _ := newTestService(nil, false, plReader{})
 	ctx := context.Background()
 	pid := int64(15)
 	for i, err := range []error{
@@ -180,7 +180,7 @@ func TestIgnoredEventsAskNothing(t *testing.T) {
 func TestConfidentialIssueUpdate(t *testing.T) {
 	t.Parallel()
 	hooks := map[domain.HookEventKind][]int64{domain.HookIssues: {1}, domain.HookConfidentialIssues: {2, 3}}
-	s, _, deliveries, tx := newTestService(hooks, true, fakeReader{})
+	s, _, deliveries, tx := newTestService(hooks, true, plReader{})
 	deleted := int64(99)
 	is := domain.Issue{ID: 30, IID: 2, ProjectID: 15, Title: "secret", Confidential: true, State: "opened",
 		AssigneeID: &deleted, Labels: []string{"bug", "gone"}}
@@ -216,7 +216,7 @@ func TestConfidentialIssueUpdate(t *testing.T) {
 func TestConfidentialNoteHooks(t *testing.T) {
 	t.Parallel()
 	hooks := map[domain.HookEventKind][]int64{domain.HookNotes: {1, 2, 3}, domain.HookConfidentialIssues: {3, 4}}
-	s, _, deliveries, _ := newTestService(hooks, true, fakeReader{})
+	s, _, deliveries, _ := newTestService(hooks, true, plReader{})
 	pid := int64(15)
 	n := domain.Note{ID: 9, ProjectID: &pid, NoteableType: domain.TargetIssue, NoteableID: 30, AuthorID: 77, Body: "psst"}
 	if err := s.onNote(context.Background(), domain.NoteEvent{Note: n, Actor: 77, Confidential: true}); err != nil {
@@ -238,14 +238,14 @@ func TestConfidentialNoteHooks(t *testing.T) {
 func TestPushChangedPathsAndTag(t *testing.T) {
 	t.Parallel()
 	hooks := map[domain.HookEventKind][]int64{domain.HookPush: {1}, domain.HookTagPush: {1}}
-	reader := fakeReader{
+	reader := plReader{
 		diffs: map[string][]domain.FileDiff{"c2": {
 			{OldPath: "old.txt", NewPath: "old.txt", DeletedFile: true},
 			{OldPath: "a.txt", NewPath: "b.txt", RenamedFile: true},
 			{OldPath: "new.txt", NewPath: "new.txt", NewFile: true},
 			{OldPath: "mod.txt", NewPath: "mod.txt"},
 		}},
-		tag: domain.Tag{Name: "v1", TargetID: "tagobj", Message: ptr("Release"), Commit: domain.Commit{ID: "c2"}},
+		tag: domain.Tag{Name: "v1", TargetID: "tagobj", Message: plPtr("Release"), Commit: domain.Commit{ID: "c2"}},
 	}
 	s, _, deliveries, _ := newTestService(hooks, true, reader)
 	ctx := context.Background()
@@ -287,4 +287,34 @@ func TestPushChangedPathsAndTag(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func plPtr[T any](v T) *T { return &v }
+
+type plSnippets struct{ ports.SnippetStore }
+
+func (plSnippets) Get(_ context.Context, projectID, id int64) (*domain.Snippet, error) {
+	return &domain.Snippet{ID: id, ProjectID: projectID, Title: "snip", Visibility: domain.Private}, nil
+}
+
+// NoteEvent.Confidential also marks notes on private snippets (for the
+// feed): those still go to every note hook, as in GitLab.
+func TestPrivateSnippetNoteGoesToNoteHooks(t *testing.T) {
+	t.Parallel()
+	hooks := map[domain.HookEventKind][]int64{domain.HookNotes: {1, 2}, domain.HookConfidentialIssues: {2}}
+	s, _, deliveries, _ := newTestService(hooks, true, plReader{})
+	s.p.Snippets = plSnippets{}
+	pid := int64(15)
+	n := domain.Note{ID: 9, ProjectID: &pid, NoteableType: domain.TargetSnippet, NoteableID: 5, AuthorID: 4, Body: "nice"}
+	if err := s.onNote(context.Background(), domain.NoteEvent{Note: n, Actor: 4, Confidential: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(deliveries.queued) != 2 {
+		t.Fatalf("queued %+v, want hooks 1 and 2", deliveries.queued)
+	}
+	ev, err := gitlab.ParseWebhook(gitlab.EventTypeNote, []byte(deliveries.queued[0].Payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ev.(*gitlab.SnippetCommentEvent); got.Snippet.Title != "snip" || got.ObjectAttributes.Note != "nice" {
+		t.Errorf("decoded %+v", got)
+	}
+}
