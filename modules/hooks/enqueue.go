@@ -71,19 +71,51 @@ func pushKind(ref string) (domain.HookEventKind, string) {
 	return domain.HookPush, domain.HookEventPush
 }
 
-// onPush sends a push or tag push to the project's hooks and the system
-// hooks that want it (the router includes those; the payload is the same).
+// onPush sends a push or tag push to the project's hooks and to the
+// system hooks that want it. System hooks get GitLab 9.x's system push
+// data (GitPushService#build_push_data_system_hook): no commits, an
+// event_name, under X-Gitlab-Event "System Hook".
 func (s *Service) onPush(ctx context.Context, ev domain.PushEvent) error {
 	kind, event := pushKind(ev.Ref)
 	ids, err := s.hooksFor(ctx, ev.ProjectID, kind)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	in, err := s.pushInput(ctx, ev)
+	// Project 0 has no hooks of its own: the router answers with the
+	// system hooks alone.
+	system, err := s.hooksFor(ctx, 0, kind)
 	if err != nil {
-		return fmt.Errorf("push hook data: %w", err)
+		return err
 	}
-	return s.enqueue(ctx, ids, event, apijson.PushPayload(in))
+	project := slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return slices.Contains(system, id) })
+	system = slices.DeleteFunc(system, func(id int64) bool { return !slices.Contains(ids, id) })
+	if len(project) > 0 {
+		in, err := s.pushInput(ctx, ev, true)
+		if err != nil {
+			return fmt.Errorf("push hook data: %w", err)
+		}
+		if err := s.enqueue(ctx, project, event, apijson.PushPayload(in)); err != nil {
+			return err
+		}
+	}
+	if len(system) > 0 {
+		in, err := s.pushInput(ctx, ev, false)
+		if err != nil {
+			return fmt.Errorf("system push hook data: %w", err)
+		}
+		p := apijson.PushPayload(in)
+		if err := s.enqueue(ctx, system, domain.HookEventSystem, systemPush{EventName: p.ObjectKind, PushHook: p}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// systemPush is the push data system hooks get: the push payload with
+// its event_name.
+type systemPush struct {
+	EventName string `json:"event_name"`
+	apijson.PushHook
 }
 
 // issueActions map the domain's actions to the issue hook's.

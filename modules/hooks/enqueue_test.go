@@ -20,16 +20,23 @@ import (
 // The fakes embed their port: a method a test does not expect panics on
 // the nil interface, which is how "no hooks, no reads" is checked.
 
+// plRouter answers a project's hooks from hooks and, for project 0, the
+// system hooks from system (which the test also lists in hooks, as the
+// router includes them for pushes).
 type plRouter struct {
-	mu    sync.Mutex
-	hooks map[domain.HookEventKind][]int64
-	asked []domain.HookEventKind
+	mu     sync.Mutex
+	hooks  map[domain.HookEventKind][]int64
+	system map[domain.HookEventKind][]int64
+	asked  []domain.HookEventKind
 }
 
-func (r *plRouter) HooksFor(_ context.Context, _ int64, kind domain.HookEventKind) ([]int64, error) {
+func (r *plRouter) HooksFor(_ context.Context, projectID int64, kind domain.HookEventKind) ([]int64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.asked = append(r.asked, kind)
+	if projectID == 0 {
+		return slices.Clone(r.system[kind]), nil
+	}
 	return slices.Clone(r.hooks[kind]), nil
 }
 
@@ -316,5 +323,39 @@ func TestPrivateSnippetNoteGoesToNoteHooks(t *testing.T) {
 	}
 	if got := ev.(*gitlab.SnippetCommentEvent); got.Snippet.Title != "snip" || got.ObjectAttributes.Note != "nice" {
 		t.Errorf("decoded %+v", got)
+	}
+}
+
+// System hooks get the push without commits, with its event_name, as a
+// "System Hook"; project hooks the full push.
+func TestSystemHooksPush(t *testing.T) {
+	t.Parallel()
+	hooks := map[domain.HookEventKind][]int64{domain.HookPush: {1, 9}}
+	reader := plReader{diffs: map[string][]domain.FileDiff{"c1": {{OldPath: "a", NewPath: "a", NewFile: true}}}}
+	s, router, deliveries, _ := newTestService(hooks, true, reader)
+	router.system = map[domain.HookEventKind][]int64{domain.HookPush: {9}}
+	err := s.onPush(context.Background(), domain.PushEvent{ProjectID: 15, Actor: 4, Ref: "refs/heads/master", Before: "c0", After: "c1",
+		Commits: []domain.PushCommit{{ID: "c1", Message: "one"}}, TotalCommits: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deliveries.queued) != 2 {
+		t.Fatalf("queued %+v", deliveries.queued)
+	}
+	proj, sys := deliveries.queued[0], deliveries.queued[1]
+	if proj.HookID != 1 || proj.Event != "Push Hook" || !strings.Contains(proj.Payload, `"total_commits_count":1`) ||
+		strings.Contains(proj.Payload, "event_name") {
+		t.Errorf("project hook delivery %+v", proj)
+	}
+	if sys.HookID != 9 || sys.Event != "System Hook" || !strings.Contains(sys.Payload, `"event_name":"push"`) ||
+		!strings.Contains(sys.Payload, `"commits":[]`) || !strings.Contains(sys.Payload, `"total_commits_count":0`) {
+		t.Errorf("system hook delivery %+v", sys)
+	}
+	ev, err := gitlab.ParseWebhook(gitlab.EventTypePush, []byte(sys.Payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ev.(*gitlab.PushEvent); p.After != "c1" || p.UserUsername != "jsmith" || p.Project.PathWithNamespace != "mike/diaspora" {
+		t.Errorf("system push decoded %+v", p)
 	}
 }

@@ -106,8 +106,9 @@ func (s *Service) commit(ctx context.Context, projectID int64, sha string) *doma
 }
 
 // pushInput is the payload input of one ref update. Each of the commits
-// sent gets its changed paths from its diff against its first parent.
-func (s *Service) pushInput(ctx context.Context, ev domain.PushEvent) (apijson.PushHookInput, error) {
+// sent gets its changed paths from its diff against its first parent;
+// without commits (system hooks) there are none and the count is 0.
+func (s *Service) pushInput(ctx context.Context, ev domain.PushEvent, commits bool) (apijson.PushHookInput, error) {
 	proj, err := s.projectInput(ctx, ev.ProjectID)
 	if err != nil {
 		return apijson.PushHookInput{}, err
@@ -127,6 +128,10 @@ func (s *Service) pushInput(ctx context.Context, ev domain.PushEvent) (apijson.P
 				in.Message = *tag.Message
 			}
 		}
+	}
+	if !commits {
+		in.Commits, in.TotalCommits = nil, 0
+		return in, nil
 	}
 	sent := ev.Commits[:min(len(ev.Commits), apijson.PushHookCommitLimit)]
 	in.Commits = make([]apijson.PushHookCommit, 0, len(sent))
