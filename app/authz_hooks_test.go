@@ -3,8 +3,12 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"time"
 
+	"github.com/hearth-forge/hearth/app/apptest"
+	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -61,5 +65,18 @@ func hookRoutes() map[string]routeCase {
 			hook, id := delivered(tr)
 			return fmt.Sprintf("%s/events/%d/resend", hook, id), nil
 		})},
+		// A hook on a loopback receiver (the table's servers allow local
+		// requests) tested with the tracker's issues: allowed cells get 201.
+		"POST " + api + "/hooks/{hook_id}/test/{trigger}": {rule: masterLevel, req: prepared("POST", func(tr *tracker, _ actor) (string, any) {
+			rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+			tr.w.t.Cleanup(rcv.Close)
+			return fmt.Sprintf("%s/hooks/%d/test/issues_events", p, tr.fresh("hooks", vals("url", rcv.URL), "id")), nil
+		})},
 	}
+}
+
+// allowLocalHooks lets the table's servers send hooks to loopback
+// receivers, so that a hook test can succeed.
+func allowLocalHooks() apptest.Option {
+	return apptest.Configure(func(c *config.Config) { c.Webhooks.AllowLocalRequests = true })
 }

@@ -370,7 +370,7 @@ func TestAuthorizationTable(t *testing.T) {
 		for _, vis := range visibilities {
 			t.Run(vis, func(t *testing.T) {
 				t.Parallel()
-				c, l := runCells(t, apptest.New(t), table, keys, vis)
+				c, l := runCells(t, apptest.New(t, allowLocalHooks()), table, keys, vis)
 				cells.Add(c)
 				leaks.Add(l)
 			})

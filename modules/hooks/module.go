@@ -20,5 +20,6 @@ import (
 var Module = fx.Module("hooks",
 	fx.Provide(NewService, httpx.AsRoutes(routes)),
 	fx.Invoke(startDelivery),
+	fx.Invoke(func(s *Service) { s.subscribe() }),
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("hooks") }),
 )

@@ -22,5 +22,6 @@ func routes(s *Service) httpx.Routes {
 		// Recent deliveries, as later GitLab's hook events API.
 		r(http.MethodGet, one+"/events", h.listDeliveries),
 		r(http.MethodPost, one+"/events/{hook_log_id}/resend", h.resend),
+		r(http.MethodPost, one+"/test/{trigger}", h.trigger),
 	}}
 }

@@ -44,6 +44,7 @@ type Params struct {
 	Labels        ports.LabelStore
 	MergeRequests ports.MergeRequestStore
 	Snippets      ports.SnippetStore
+	Notes         ports.NoteStore
 	Pipelines     ports.PipelineStore
 	Jobs          ports.JobStore
 	Reader        ports.RepoReader
