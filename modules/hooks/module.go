@@ -16,5 +16,6 @@ import (
 // URLGuard, Clock, the policy) come from the app.
 var Module = fx.Module("hooks",
 	fx.Provide(NewService, httpx.AsRoutes(routes)),
+	fx.Invoke(func(s *Service) { s.subscribeSystem() }),
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("hooks") }),
 )

@@ -19,5 +19,9 @@ func routes(s *Service) httpx.Routes {
 		r(http.MethodGet, one, h.get),
 		r(http.MethodPut, one, h.update),
 		r(http.MethodDelete, one, h.delete),
+		r(http.MethodGet, "/hooks", h.listSystem),
+		r(http.MethodPost, "/hooks", h.createSystem),
+		r(http.MethodGet, "/hooks/{id}", h.testSystem),
+		r(http.MethodDelete, "/hooks/{id}", h.deleteSystem),
 	}}
 }
