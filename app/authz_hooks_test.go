@@ -1,6 +1,9 @@
 package app_test
 
-import "fmt"
+import (
+	"fmt"
+	"net/url"
+)
 
 // hookRoutes are the project hooks rows: masters and owners manage a
 // project's hooks (GitLab's authorize_admin_project), developers get 403,
@@ -13,7 +16,7 @@ func hookRoutes() map[string]routeCase {
 	fresh := func(tr *tracker) string {
 		return fmt.Sprintf("%s/hooks/%d", p, tr.fresh("hooks", vals("url", "http://203.0.113.1/fixture"), "id"))
 	}
-	return map[string]routeCase{
+	rows := map[string]routeCase{
 		"GET " + api + "/hooks": {rule: masterLevel, req: get(p + "/hooks")},
 		"POST " + api + "/hooks": {rule: masterLevel, req: prepared("POST", func(tr *tracker, _ actor) (string, any) {
 			return p + "/hooks", form(tr.next())
@@ -25,6 +28,31 @@ func hookRoutes() map[string]routeCase {
 			return fresh(tr), form(tr.next())
 		})},
 		"DELETE " + api + "/hooks/{hook_id}": {rule: masterLevel, kept: true, req: prepared("DELETE", func(tr *tracker, _ actor) (string, any) {
+			return fresh(tr), nil
+		})},
+	}
+	for k, v := range systemHookRoutes() {
+		rows[k] = v
+	}
+	return rows
+}
+
+// systemHookRoutes are the system hooks rows: administrators only (401
+// for anonymous callers, 403 for everyone else, whatever they can see).
+// No kept check: reading a system hook back (GET /hooks/:id) would send
+// it a test.
+func systemHookRoutes() map[string]routeCase {
+	form := func(n int) url.Values { return vals("url", fmt.Sprintf("http://203.0.113.%d/system", n%250+1)) }
+	fresh := func(tr *tracker) string { return fmt.Sprintf("/hooks/%d", tr.id("/hooks", form(tr.next()))) }
+	return map[string]routeCase{
+		"GET /api/v4/hooks": {rule: adminOnly, req: get("/hooks")},
+		"POST /api/v4/hooks": {rule: adminOnly, req: prepared("POST", func(tr *tracker, _ actor) (string, any) {
+			return "/hooks", form(tr.next())
+		})},
+		"GET /api/v4/hooks/{id}": {rule: adminOnly, req: prepared("GET", func(tr *tracker, _ actor) (string, any) {
+			return fresh(tr), nil
+		})},
+		"DELETE /api/v4/hooks/{id}": {rule: adminOnly, req: prepared("DELETE", func(tr *tracker, _ actor) (string, any) {
 			return fresh(tr), nil
 		})},
 	}
