@@ -125,4 +125,8 @@ type HookResponse struct {
 	// timeout, a connection error); nil when Status is set.
 	Err      error
 	Duration time.Duration
+	// Refused is set when the request was never sent because the URL or
+	// the address it resolved to is not allowed (or not valid): retrying
+	// cannot help.
+	Refused bool
 }
