@@ -19,28 +19,28 @@ import (
 	"github.com/hearth-forge/hearth/core/config"
 )
 
-// receiver is a loopback webhook endpoint that keeps what it is sent.
-type receiver struct {
+// sysReceiver is a loopback webhook endpoint that keeps what it is sent.
+type sysReceiver struct {
 	*httptest.Server
 	mu  sync.Mutex
-	got []received
+	got []sysDelivery
 }
 
-type received struct {
+type sysDelivery struct {
 	event, token string
 	body         map[string]any
 	raw          string
 }
 
-func newReceiver(t *testing.T) *receiver {
+func newSysReceiver(t *testing.T) *sysReceiver {
 	t.Helper()
-	r := &receiver{}
+	r := &sysReceiver{}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		raw, _ := io.ReadAll(req.Body)
 		var body map[string]any
 		_ = json.Unmarshal(raw, &body)
 		r.mu.Lock()
-		r.got = append(r.got, received{event: req.Header.Get("X-Gitlab-Event"), token: req.Header.Get("X-Gitlab-Token"), body: body, raw: string(raw)})
+		r.got = append(r.got, sysDelivery{event: req.Header.Get("X-Gitlab-Event"), token: req.Header.Get("X-Gitlab-Token"), body: body, raw: string(raw)})
 		r.mu.Unlock()
 	}))
 	t.Cleanup(r.Close)
@@ -48,10 +48,10 @@ func newReceiver(t *testing.T) *receiver {
 }
 
 // match lists what arrived for which ok holds.
-func (r *receiver) match(ok func(received) bool) []received {
+func (r *sysReceiver) match(ok func(sysDelivery) bool) []sysDelivery {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []received
+	var out []sysDelivery
 	for _, g := range r.got {
 		if ok(g) {
 			out = append(out, g)
@@ -61,7 +61,7 @@ func (r *receiver) match(ok func(received) bool) []received {
 }
 
 // await waits, boundedly, until ok holds for something that arrived.
-func (r *receiver) await(t *testing.T, what string, ok func(received) bool) received {
+func (r *sysReceiver) await(t *testing.T, what string, ok func(sysDelivery) bool) sysDelivery {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -69,20 +69,20 @@ func (r *receiver) await(t *testing.T, what string, ok func(received) bool) rece
 			return m[0]
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s never arrived; got %d deliveries", what, len(r.match(func(received) bool { return true })))
+			t.Fatalf("%s never arrived; got %d deliveries", what, len(r.match(func(sysDelivery) bool { return true })))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-func allowLocalHooks(c *config.Config) { c.Webhooks.AllowLocalRequests = true }
+func sysAllowLocal(c *config.Config) { c.Webhooks.AllowLocalRequests = true }
 
 func TestSystemHooksAPI(t *testing.T) {
 	t.Parallel()
 	apptest.EachDriver(t, func(t *testing.T, c *apptest.Client) {
 		root := c.Srv.RootToken
 		_, userTok := c.User("sysplain")
-		rcv := newReceiver(t)
+		rcv := newSysReceiver(t)
 
 		// Administrators only: 401 first, then 403.
 		for _, r := range []struct{ method, path string }{{"GET", "/hooks"}, {"POST", "/hooks"}, {"GET", "/hooks/1"}, {"DELETE", "/hooks/1"}} {
@@ -118,7 +118,7 @@ func TestSystemHooksAPI(t *testing.T) {
 		// GET /hooks/:id sends GitLab's sample at once and answers with it.
 		sample := `{"event_name":"project_create","name":"Ruby","path":"ruby","project_id":1,"owner_name":"Someone","owner_email":"example@gitlabhq.com"}`
 		c.ExpectBody(200, sample, "GET", fmt.Sprintf("/hooks/%d", id), root, nil)
-		got := rcv.match(func(r received) bool { return r.body["name"] == "Ruby" })
+		got := rcv.match(func(r sysDelivery) bool { return r.body["name"] == "Ruby" })
 		if len(got) != 1 || got[0].event != "System Hook" || got[0].token != "s3cret" || !apptest.JSONEqual([]byte(got[0].raw), []byte(sample)) {
 			t.Fatalf("test delivery %+v", got)
 		}
@@ -133,11 +133,11 @@ func TestSystemHooksAPI(t *testing.T) {
 		if l := c.Expect(200, "GET", "/hooks", root, nil).List(t); len(l) != 1 || apptest.ID(l[0]) != apptest.ID(defaults) {
 			t.Fatalf("after delete: %v", l)
 		}
-	}, apptest.Configure(allowLocalHooks))
+	}, apptest.Configure(sysAllowLocal))
 }
 
-// sshKey makes a fresh ed25519 public key.
-func sshKey(comment string) string {
+// sysSSHKey makes a fresh ed25519 public key.
+func sysSSHKey(comment string) string {
 	pub, _, _ := ed25519.GenerateKey(rand.Reader)
 	var blob []byte
 	for _, part := range [][]byte{[]byte("ssh-ed25519"), pub} {
@@ -153,7 +153,7 @@ func TestSystemHookEvents(t *testing.T) {
 	t.Parallel()
 	apptest.EachDriver(t, func(t *testing.T, c *apptest.Client) {
 		root := c.Srv.RootToken
-		rcv := newReceiver(t)
+		rcv := newSysReceiver(t)
 		c.Expect(201, "POST", "/hooks", root, apptest.Form("url", rcv.URL, "token", "tok"))
 
 		type want struct {
@@ -179,7 +179,7 @@ func TestSystemHookEvents(t *testing.T) {
 		uid, _ := c.User("sysdora")
 		expect("user_create", map[string]any{"username": "sysdora", "email": "sysdora@example.com"}, userKeys...)
 
-		key := sshKey("dora@laptop")
+		key := sysSSHKey("dora@laptop")
 		k := c.Expect(201, "POST", fmt.Sprintf("/users/%d/keys", uid), root, apptest.Form("title", "laptop", "key", key)).Object(t)
 		expect("key_create", map[string]any{"id": float64(apptest.ID(k)), "username": "sysdora"}, keyKeys...)
 		c.Expect(200, "DELETE", fmt.Sprintf("/users/%d/keys/%d", uid, apptest.ID(k)), root, nil)
@@ -219,8 +219,8 @@ func TestSystemHookEvents(t *testing.T) {
 		c.Send("DELETE", fmt.Sprintf("/users/%d", uid), root, nil)
 		expect("user_destroy", map[string]any{"user_id": float64(uid), "username": "sysdora"}, userKeys...)
 
-		matches := func(w want) func(received) bool {
-			return func(r received) bool {
+		matches := func(w want) func(sysDelivery) bool {
+			return func(r sysDelivery) bool {
 				if r.body["event_name"] != w.name {
 					return false
 				}
@@ -260,8 +260,8 @@ func TestSystemHookEvents(t *testing.T) {
 				t.Errorf("%s %v arrived %d times", w.name, w.match, n)
 			}
 		}
-		if n := len(rcv.match(func(r received) bool { return r.body["event_name"] == "project_rename" })); n != 1 {
+		if n := len(rcv.match(func(r sysDelivery) bool { return r.body["event_name"] == "project_rename" })); n != 1 {
 			t.Errorf("%d project_rename deliveries, want 1", n)
 		}
-	}, apptest.Configure(allowLocalHooks))
+	}, apptest.Configure(sysAllowLocal))
 }

@@ -15,7 +15,7 @@ import (
 // Module provides *Service and the routes. Its ports (HookStore,
 // URLGuard, Clock, the policy) come from the app.
 var Module = fx.Module("hooks",
+	fx.Invoke(func(s *Service) { s.subscribeSystem() }), // system events (system_events.go)
 	fx.Provide(NewService, httpx.AsRoutes(routes)),
-	fx.Invoke(func(s *Service) { s.subscribeSystem() }),
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("hooks") }),
 )
