@@ -19,16 +19,16 @@ import (
 // queued for which hooks, and that nothing is read without a system hook.
 // The app tests (app/system_hooks_test.go) cover the real stores.
 
-type fakeBus struct {
+type sysFakeBus struct {
 	ports.EventBus
 	tx map[string][]func(context.Context, domain.BusEvent) error
 }
 
-func (b *fakeBus) SubscribeTx(name string, fn func(context.Context, domain.BusEvent) error) {
+func (b *sysFakeBus) SubscribeTx(name string, fn func(context.Context, domain.BusEvent) error) {
 	b.tx[name] = append(b.tx[name], fn)
 }
 
-func (b *fakeBus) publish(t *testing.T, ev domain.BusEvent) {
+func (b *sysFakeBus) publish(t *testing.T, ev domain.BusEvent) {
 	t.Helper()
 	for _, fn := range b.tx[ev.EventName()] {
 		if err := fn(context.Background(), ev); err != nil {
@@ -37,19 +37,19 @@ func (b *fakeBus) publish(t *testing.T, ev domain.BusEvent) {
 	}
 }
 
-type fakeTx struct {
+type sysFakeTx struct {
 	ports.TxManager
 	after int
 }
 
-func (f *fakeTx) AfterCommit(ctx context.Context, fn func(context.Context)) { f.after++; fn(ctx) }
+func (f *sysFakeTx) AfterCommit(ctx context.Context, fn func(context.Context)) { f.after++; fn(ctx) }
 
-type fakeRouter struct {
+type sysFakeRouter struct {
 	ids   []int64
 	calls int
 }
 
-func (r *fakeRouter) HooksFor(_ context.Context, projectID int64, kind domain.HookEventKind) ([]int64, error) {
+func (r *sysFakeRouter) HooksFor(_ context.Context, projectID int64, kind domain.HookEventKind) ([]int64, error) {
 	r.calls++
 	if projectID != 0 || kind != domain.HookSystem {
 		return nil, errors.New("not a system event")
@@ -57,13 +57,13 @@ func (r *fakeRouter) HooksFor(_ context.Context, projectID int64, kind domain.Ho
 	return r.ids, nil
 }
 
-type fakeDeliveries struct {
+type sysFakeDeliveries struct {
 	ports.HookDeliveryStore
 	queued []domain.HookDelivery
 	gone   map[int64]bool
 }
 
-func (d *fakeDeliveries) Enqueue(_ context.Context, x *domain.HookDelivery) error {
+func (d *sysFakeDeliveries) Enqueue(_ context.Context, x *domain.HookDelivery) error {
 	if d.gone[x.HookID] {
 		return core.ErrNotFound
 	}
@@ -71,16 +71,16 @@ func (d *fakeDeliveries) Enqueue(_ context.Context, x *domain.HookDelivery) erro
 	return nil
 }
 
-// reads counts the store reads, to show that no hook means no read.
-type reads struct{ n int }
+// sysReads counts the store sysReads, to show that no hook means no read.
+type sysReads struct{ n int }
 
-type fakeUsers struct {
+type sysFakeUsers struct {
 	ports.UserStore
-	r     *reads
+	r     *sysReads
 	users map[int64]domain.User
 }
 
-func (f fakeUsers) Get(_ context.Context, id int64) (*domain.User, error) {
+func (f sysFakeUsers) Get(_ context.Context, id int64) (*domain.User, error) {
 	f.r.n++
 	if u, ok := f.users[id]; ok {
 		return &u, nil
@@ -88,13 +88,13 @@ func (f fakeUsers) Get(_ context.Context, id int64) (*domain.User, error) {
 	return nil, core.ErrNotFound
 }
 
-type fakeNamespaces struct {
+type sysFakeNamespaces struct {
 	ports.NamespaceStore
-	r  *reads
+	r  *sysReads
 	ns map[int64]domain.Namespace
 }
 
-func (f fakeNamespaces) Get(_ context.Context, id int64) (*domain.Namespace, error) {
+func (f sysFakeNamespaces) Get(_ context.Context, id int64) (*domain.Namespace, error) {
 	f.r.n++
 	if n, ok := f.ns[id]; ok {
 		return &n, nil
@@ -102,13 +102,13 @@ func (f fakeNamespaces) Get(_ context.Context, id int64) (*domain.Namespace, err
 	return nil, core.ErrNotFound
 }
 
-type fakeProjects struct {
+type sysFakeProjects struct {
 	ports.ProjectStore
-	r        *reads
+	r        *sysReads
 	projects map[int64]domain.Project
 }
 
-func (f fakeProjects) Get(_ context.Context, id int64) (*domain.Project, error) {
+func (f sysFakeProjects) Get(_ context.Context, id int64) (*domain.Project, error) {
 	f.r.n++
 	if p, ok := f.projects[id]; ok {
 		return &p, nil
@@ -117,33 +117,33 @@ func (f fakeProjects) Get(_ context.Context, id int64) (*domain.Project, error) 
 }
 
 type sysFixture struct {
-	s      *Service
-	bus    *fakeBus
-	tx     *fakeTx
-	router *fakeRouter
-	out    *fakeDeliveries
-	reads  *reads
+	s        *Service
+	bus      *sysFakeBus
+	tx       *sysFakeTx
+	router   *sysFakeRouter
+	out      *sysFakeDeliveries
+	sysReads *sysReads
 }
 
 var (
-	t0    = time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
-	alice = domain.User{ID: 2, Username: "alice", Name: "Alice", Email: "alice@example.com", CreatedAt: t0, UpdatedAt: t0}
-	bob   = domain.User{ID: 3, Username: "bob", Name: "Bob", Email: "bob@example.com", CreatedAt: t0, UpdatedAt: t0}
-	owner = int64(2)
-	nsA   = domain.Namespace{ID: 10, Kind: domain.NamespaceUser, Name: "alice", Path: "alice", FullPath: "alice", OwnerID: &owner}
-	grp   = domain.Namespace{ID: 11, Kind: domain.NamespaceGroup, Name: "Team", Path: "team", FullPath: "team", CreatedAt: t0, UpdatedAt: t0}
-	proj  = domain.Project{ID: 7, NamespaceID: 10, Name: "Web", Path: "web", Visibility: domain.Internal, CreatedAt: t0, UpdatedAt: t0}
+	sysT0      = time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	sysAlice   = domain.User{ID: 2, Username: "sysAlice", Name: "Alice", Email: "sysAlice@example.com", CreatedAt: sysT0, UpdatedAt: sysT0}
+	sysBob     = domain.User{ID: 3, Username: "sysBob", Name: "Bob", Email: "sysBob@example.com", CreatedAt: sysT0, UpdatedAt: sysT0}
+	sysOwner   = int64(2)
+	sysNS      = domain.Namespace{ID: 10, Kind: domain.NamespaceUser, Name: "sysAlice", Path: "sysAlice", FullPath: "sysAlice", OwnerID: &sysOwner}
+	sysGroup   = domain.Namespace{ID: 11, Kind: domain.NamespaceGroup, Name: "Team", Path: "team", FullPath: "team", CreatedAt: sysT0, UpdatedAt: sysT0}
+	sysProject = domain.Project{ID: 7, NamespaceID: 10, Name: "Web", Path: "web", Visibility: domain.Internal, CreatedAt: sysT0, UpdatedAt: sysT0}
 )
 
 func newSysFixture(hooks ...int64) *sysFixture {
-	f := &sysFixture{bus: &fakeBus{tx: map[string][]func(context.Context, domain.BusEvent) error{}},
-		tx: &fakeTx{}, router: &fakeRouter{ids: hooks}, out: &fakeDeliveries{gone: map[int64]bool{}}, reads: &reads{}}
+	f := &sysFixture{bus: &sysFakeBus{tx: map[string][]func(context.Context, domain.BusEvent) error{}},
+		tx: &sysFakeTx{}, router: &sysFakeRouter{ids: hooks}, out: &sysFakeDeliveries{gone: map[int64]bool{}}, sysReads: &sysReads{}}
 	cfg := config.Default()
 	f.s = NewService(Params{
 		Config: cfg, Log: zap.NewNop(), Tx: f.tx, Bus: f.bus, Router: f.router, Deliveries: f.out,
-		Users:      fakeUsers{r: f.reads, users: map[int64]domain.User{2: alice, 3: bob}},
-		Namespaces: fakeNamespaces{r: f.reads, ns: map[int64]domain.Namespace{10: nsA, 11: grp}},
-		Projects:   fakeProjects{r: f.reads, projects: map[int64]domain.Project{7: proj}},
+		Users:      sysFakeUsers{r: f.sysReads, users: map[int64]domain.User{2: sysAlice, 3: sysBob}},
+		Namespaces: sysFakeNamespaces{r: f.sysReads, ns: map[int64]domain.Namespace{10: sysNS, 11: sysGroup}},
+		Projects:   sysFakeProjects{r: f.sysReads, projects: map[int64]domain.Project{7: sysProject}},
 	})
 	f.s.subscribeSystem()
 	return f
@@ -169,12 +169,12 @@ func (f *sysFixture) payloads(t *testing.T) map[int64][]map[string]any {
 func TestSystemEventsWithoutHooksReadNothing(t *testing.T) {
 	t.Parallel()
 	f := newSysFixture()
-	f.bus.publish(t, domain.ProjectCreated{Project: proj})
-	f.bus.publish(t, domain.MemberJoined{Member: domain.Member{UserID: 3, AccessLevel: domain.Developer}, ProjectID: &proj.ID})
+	f.bus.publish(t, domain.ProjectCreated{Project: sysProject})
+	f.bus.publish(t, domain.MemberJoined{Member: domain.Member{UserID: 3, AccessLevel: domain.Developer}, ProjectID: &sysProject.ID})
 	f.bus.publish(t, domain.KeyAdded{Key: domain.SSHKey{ID: 1, UserID: 2}})
-	if f.router.calls != 3 || f.reads.n != 0 || len(f.out.queued) != 0 || f.tx.after != 0 {
-		t.Errorf("router calls %d, reads %d, queued %d, nudges %d; want 3, 0, 0, 0",
-			f.router.calls, f.reads.n, len(f.out.queued), f.tx.after)
+	if f.router.calls != 3 || f.sysReads.n != 0 || len(f.out.queued) != 0 || f.tx.after != 0 {
+		t.Errorf("router calls %d, sysReads %d, queued %d, nudges %d; want 3, 0, 0, 0",
+			f.router.calls, f.sysReads.n, len(f.out.queued), f.tx.after)
 	}
 }
 
@@ -182,14 +182,14 @@ func TestSystemEventsQueueOncePerHook(t *testing.T) {
 	t.Parallel()
 	f := newSysFixture(4, 5, 6)
 	f.out.gone[6] = true // deleted since routing: skipped, not an error
-	f.bus.publish(t, domain.ProjectCreated{Project: proj})
+	f.bus.publish(t, domain.ProjectCreated{Project: sysProject})
 	got := f.payloads(t)
 	if len(got[4]) != 1 || len(got[5]) != 1 || len(got[6]) != 0 {
 		t.Fatalf("queued per hook = %v", got)
 	}
 	p := got[4][0]
-	if p["event_name"] != "project_create" || p["path_with_namespace"] != "alice/web" || p["owner_name"] != "Alice" ||
-		p["owner_email"] != "alice@example.com" || p["project_visibility"] != "internal" || p["project_id"] != float64(7) {
+	if p["event_name"] != "project_create" || p["path_with_namespace"] != "sysAlice/web" || p["owner_name"] != "Alice" ||
+		p["owner_email"] != "sysAlice@example.com" || p["project_visibility"] != "internal" || p["project_id"] != float64(7) {
 		t.Errorf("payload = %v", p)
 	}
 	if f.tx.after != 1 {
@@ -204,47 +204,47 @@ func TestSystemEventsQueueOncePerHook(t *testing.T) {
 
 func TestSystemEventNames(t *testing.T) {
 	t.Parallel()
-	renamed := proj
+	renamed := sysProject
 	renamed.Path = "site"
-	moved := proj
+	moved := sysProject
 	moved.NamespaceID = 11
-	key := domain.SSHKey{ID: 9, UserID: 3, Key: "ssh-ed25519 AAAA", CreatedAt: t0}
-	projMember := domain.Member{Source: domain.MemberOfProject, SourceID: 7, UserID: 3, AccessLevel: domain.Developer, CreatedAt: t0}
-	grpMember := domain.Member{Source: domain.MemberOfGroup, SourceID: 11, UserID: 3, AccessLevel: domain.Guest, CreatedAt: t0}
+	key := domain.SSHKey{ID: 9, UserID: 3, Key: "ssh-ed25519 AAAA", CreatedAt: sysT0}
+	projMember := domain.Member{Source: domain.MemberOfProject, SourceID: 7, UserID: 3, AccessLevel: domain.Developer, CreatedAt: sysT0}
+	grpMember := domain.Member{Source: domain.MemberOfGroup, SourceID: 11, UserID: 3, AccessLevel: domain.Guest, CreatedAt: sysT0}
 	cases := []struct {
 		ev   domain.BusEvent
 		want []string
 		// check looks at the first payload.
 		check func(p map[string]any) bool
 	}{
-		{domain.ProjectDestroyed{Project: proj}, []string{"project_destroy"}, nil},
-		{domain.ProjectUpdated{Project: renamed, Before: proj}, []string{"project_rename"},
+		{domain.ProjectDestroyed{Project: sysProject}, []string{"project_destroy"}, nil},
+		{domain.ProjectUpdated{Project: renamed, Before: sysProject}, []string{"project_rename"},
 			func(p map[string]any) bool {
-				return p["old_path_with_namespace"] == "alice/web" && p["path_with_namespace"] == "alice/site"
+				return p["old_path_with_namespace"] == "sysAlice/web" && p["path_with_namespace"] == "sysAlice/site"
 			}},
-		{domain.ProjectUpdated{Project: proj, Before: proj}, nil, nil},
-		{domain.ProjectTransferred{Project: moved, Before: proj}, []string{"project_transfer"},
+		{domain.ProjectUpdated{Project: sysProject, Before: sysProject}, nil, nil},
+		{domain.ProjectTransferred{Project: moved, Before: sysProject}, []string{"project_transfer"},
 			func(p map[string]any) bool {
-				return p["old_path_with_namespace"] == "alice/web" && p["path_with_namespace"] == "team/web" &&
+				return p["old_path_with_namespace"] == "sysAlice/web" && p["path_with_namespace"] == "team/web" &&
 					p["owner_name"] == "Team" && p["owner_email"] == ""
 			}},
-		{domain.MemberJoined{Member: projMember, ProjectID: &proj.ID}, []string{"user_add_to_team"},
-			func(p map[string]any) bool { return p["access_level"] == "Developer" && p["user_username"] == "bob" }},
-		{domain.MemberLeft{Member: projMember, ProjectID: &proj.ID}, []string{"user_remove_from_team"}, nil},
+		{domain.MemberJoined{Member: projMember, ProjectID: &sysProject.ID}, []string{"user_add_to_team"},
+			func(p map[string]any) bool { return p["access_level"] == "Developer" && p["user_username"] == "sysBob" }},
+		{domain.MemberLeft{Member: projMember, ProjectID: &sysProject.ID}, []string{"user_remove_from_team"}, nil},
 		{domain.MemberJoined{Member: grpMember}, []string{"user_add_to_group"},
 			func(p map[string]any) bool { return p["group_access"] == "Guest" && p["group_path"] == "team" }},
 		{domain.MemberLeft{Member: grpMember}, []string{"user_remove_from_group"}, nil},
-		{domain.UserCreated{User: bob}, []string{"user_create"}, nil},
-		{domain.UserDeleted{User: bob}, []string{"user_destroy"}, nil},
+		{domain.UserCreated{User: sysBob}, []string{"user_create"}, nil},
+		{domain.UserDeleted{User: sysBob}, []string{"user_destroy"}, nil},
 		{domain.KeyAdded{Key: key}, []string{"key_create"},
 			func(p map[string]any) bool {
-				return p["username"] == "bob" && p["key"] == key.Key && p["id"] == float64(9)
+				return p["username"] == "sysBob" && p["key"] == key.Key && p["id"] == float64(9)
 			}},
 		{domain.KeyRemoved{Key: key}, []string{"key_destroy"}, nil},
-		{domain.GroupCreated{Group: grp, Owner: domain.Member{Source: domain.MemberOfGroup, SourceID: 11, UserID: 2,
-			AccessLevel: domain.Owner, CreatedAt: t0}}, []string{"group_create", "user_add_to_group"},
+		{domain.GroupCreated{Group: sysGroup, Owner: domain.Member{Source: domain.MemberOfGroup, SourceID: 11, UserID: 2,
+			AccessLevel: domain.Owner, CreatedAt: sysT0}}, []string{"group_create", "user_add_to_group"},
 			func(p map[string]any) bool { return p["owner_name"] == nil && p["group_id"] == float64(11) }},
-		{domain.GroupDestroyed{Group: grp}, []string{"group_destroy"}, nil},
+		{domain.GroupDestroyed{Group: sysGroup}, []string{"group_destroy"}, nil},
 	}
 	for _, c := range cases {
 		f := newSysFixture(4)
@@ -272,7 +272,7 @@ func TestSystemEventNames(t *testing.T) {
 func TestSystemHooksAPIIsForAdmins(t *testing.T) {
 	t.Parallel()
 	f := newSysFixture()
-	user := &domain.Caller{User: &bob}
+	user := &domain.Caller{User: &sysBob}
 	for name, caller := range map[string]*domain.Caller{"anonymous": {}, "nil": nil, "user": user} {
 		want := core.ErrForbidden
 		if name != "user" {
