@@ -321,6 +321,9 @@ func TestAuthorizationTable(t *testing.T) {
 	for k, v := range hookRoutes() {
 		table[k] = v
 	}
+	for k, v := range systemHookRoutes() {
+		table[k] = v
+	}
 	srv := apptest.New(t)
 	// Every route of the covered modules must be in the table.
 	var missing []string

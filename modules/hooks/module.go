@@ -18,6 +18,7 @@ import (
 // while the app runs. Its ports (the hook and delivery stores, the sender,
 // URLGuard, Clock, the policy) come from the app.
 var Module = fx.Module("hooks",
+	fx.Invoke(func(s *Service) { s.subscribeSystem() }), // system events (system_events.go)
 	fx.Provide(NewService, httpx.AsRoutes(routes)),
 	fx.Invoke(startDelivery),
 	fx.Invoke(func(s *Service) { s.subscribe() }),

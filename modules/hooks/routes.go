@@ -14,6 +14,11 @@ func routes(s *Service) httpx.Routes {
 	}
 	const one = "/projects/{id}/hooks/{hook_id}"
 	return httpx.Routes{Module: "hooks", Routes: []httpx.Route{
+		// System hooks (administrators).
+		r(http.MethodGet, "/hooks", h.listSystem),
+		r(http.MethodPost, "/hooks", h.createSystem),
+		r(http.MethodGet, "/hooks/{id}", h.testSystem),
+		r(http.MethodDelete, "/hooks/{id}", h.deleteSystem),
 		r(http.MethodGet, "/projects/{id}/hooks", h.list),
 		r(http.MethodPost, "/projects/{id}/hooks", h.create),
 		r(http.MethodGet, one, h.get),
