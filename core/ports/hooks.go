@@ -112,7 +112,18 @@ type HookSender interface {
 	// event, X-Gitlab-Token when t has one) and reports the outcome. It
 	// never follows redirects and refuses, without dialling, an address
 	// that the URL guard blocks (checked again at connection time).
-	Send(ctx context.Context, t domain.HookTarget, event string, payload []byte) HookResponse
+	Send(ctx context.Context, t domain.HookTarget, m HookMessage) HookResponse
+}
+
+// HookMessage is what one delivery sends.
+type HookMessage struct {
+	// DeliveryID is sent as X-Hearth-Delivery, the same on every retry,
+	// so that a receiver can drop a delivery it already processed (after
+	// a crash between its answer and the outbox's record of it). 0 sends
+	// none (a hook test).
+	DeliveryID int64
+	Event      string
+	Payload    []byte
 }
 
 // HookResponse is what one POST to a hook got back.

@@ -181,7 +181,7 @@ func (d *deliverer) claimLoop() {
 func (d *deliverer) deliver(hd domain.HookDelivery) {
 	cfg := d.s.p.Config.Webhooks
 	ctx, cancel := context.WithTimeout(d.sends, cfg.Timeout)
-	resp := d.s.p.Sender.Send(ctx, hd.Target, hd.Event, []byte(hd.Payload))
+	resp := d.s.p.Sender.Send(ctx, hd.Target, ports.HookMessage{DeliveryID: hd.ID, Event: hd.Event, Payload: []byte(hd.Payload)})
 	cancel()
 	log := d.s.log.With(zap.Int64("hook_id", hd.HookID), zap.Int64("delivery_id", hd.ID),
 		zap.String("event", hd.Event), zap.Int("attempt", hd.Attempts))
@@ -292,7 +292,7 @@ func (d *deliverer) prune() {
 // hook tests that answer with the result. It is not retried.
 func (s *Service) sendNow(ctx context.Context, hookID int64, t domain.HookTarget, event string, payload []byte) (domain.HookDelivery, error) {
 	sendCtx, cancel := context.WithTimeout(ctx, s.p.Config.Webhooks.Timeout)
-	resp := s.p.Sender.Send(sendCtx, t, event, payload)
+	resp := s.p.Sender.Send(sendCtx, t, ports.HookMessage{Event: event, Payload: payload})
 	cancel()
 	a := s.attempt(resp, 1)
 	d := domain.HookDelivery{HookID: hookID, Event: event, Payload: string(payload),

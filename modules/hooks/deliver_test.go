@@ -170,7 +170,8 @@ type dlSent struct {
 	payload string
 }
 
-func (f *dlSender) Send(ctx context.Context, t domain.HookTarget, event string, payload []byte) ports.HookResponse {
+func (f *dlSender) Send(ctx context.Context, t domain.HookTarget, m ports.HookMessage) ports.HookResponse {
+	event, payload := m.Event, m.Payload
 	f.mu.Lock()
 	f.n++
 	n := f.n

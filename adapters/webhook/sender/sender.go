@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/hearth-forge/hearth/adapters/webhook/netguard"
@@ -40,27 +41,30 @@ func New(guard netguard.Guard, timeout time.Duration, userAgent string) *Sender 
 }
 
 // Send posts payload to t.URL with GitLab's webhook headers.
-func (s *Sender) Send(ctx context.Context, t domain.HookTarget, event string, payload []byte) ports.HookResponse {
+func (s *Sender) Send(ctx context.Context, t domain.HookTarget, m ports.HookMessage) ports.HookResponse {
 	start := time.Now()
-	out := s.send(ctx, t, event, payload)
+	out := s.send(ctx, t, m)
 	out.Duration = time.Since(start)
 	return out
 }
 
-func (s *Sender) send(ctx context.Context, t domain.HookTarget, event string, payload []byte) ports.HookResponse {
+func (s *Sender) send(ctx context.Context, t domain.HookTarget, m ports.HookMessage) ports.HookResponse {
 	// The URL was checked when the hook was saved; settings and DNS may
 	// have changed since, and a scheme other than http(s) must never reach
 	// the transport.
 	if err := s.guard.CheckURL(ctx, t.URL); err != nil {
 		return ports.HookResponse{Err: err, Refused: netguard.IsBlocked(err)}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(payload))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(m.Payload))
 	if err != nil {
 		return ports.HookResponse{Err: fmt.Errorf("webhook request: %w", err), Refused: true}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", s.userAgent)
-	req.Header.Set("X-Gitlab-Event", event)
+	req.Header.Set("X-Gitlab-Event", m.Event)
+	if m.DeliveryID != 0 {
+		req.Header.Set("X-Hearth-Delivery", strconv.FormatInt(m.DeliveryID, 10))
+	}
 	if t.Token != "" {
 		req.Header.Set("X-Gitlab-Token", t.Token)
 	}

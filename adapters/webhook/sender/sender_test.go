@@ -12,6 +12,7 @@ import (
 
 	"github.com/hearth-forge/hearth/adapters/webhook/netguard"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
 )
 
 const agent = "Hearth/test"
@@ -44,14 +45,13 @@ func TestSendsGitLabHeaders(t *testing.T) {
 	rc := &recorder{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	res := local().Send(context.Background(), domain.HookTarget{URL: srv.URL + "/hook?x=1", Token: "s3cret"},
-		domain.HookEventPush, []byte(`{"object_kind":"push"}`))
+	res := local().Send(context.Background(), domain.HookTarget{URL: srv.URL + "/hook?x=1", Token: "s3cret"}, ports.HookMessage{DeliveryID: 42, Event: domain.HookEventPush, Payload: []byte(`{"object_kind":"push"}`)})
 	if res.Err != nil || res.Status != 200 || res.Body != "ok" || res.Duration <= 0 {
 		t.Fatalf("response = %+v", res)
 	}
 	r := rc.last.Load()
 	for k, want := range map[string]string{"Content-Type": "application/json", "User-Agent": agent,
-		"X-Gitlab-Event": "Push Hook", "X-Gitlab-Token": "s3cret"} {
+		"X-Gitlab-Event": "Push Hook", "X-Gitlab-Token": "s3cret", "X-Hearth-Delivery": "42"} {
 		if got := r.Header.Get(k); got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
@@ -61,9 +61,12 @@ func TestSendsGitLabHeaders(t *testing.T) {
 	}
 
 	// No token: no header at all, as GitLab sends none.
-	local().Send(context.Background(), domain.HookTarget{URL: srv.URL}, domain.HookEventIssue, []byte(`{}`))
+	local().Send(context.Background(), domain.HookTarget{URL: srv.URL}, ports.HookMessage{Event: domain.HookEventIssue, Payload: []byte(`{}`)})
 	if _, ok := rc.last.Load().Header["X-Gitlab-Token"]; ok {
 		t.Error("X-Gitlab-Token sent for a hook without a token")
+	}
+	if _, ok := rc.last.Load().Header["X-Hearth-Delivery"]; ok {
+		t.Error("X-Hearth-Delivery sent without a delivery")
 	}
 }
 
@@ -75,7 +78,7 @@ func TestKeepsTheStartOfTheResponseAndStatus(t *testing.T) {
 	}}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	res := local().Send(context.Background(), domain.HookTarget{URL: srv.URL}, domain.HookEventPush, []byte(`{}`))
+	res := local().Send(context.Background(), domain.HookTarget{URL: srv.URL}, ports.HookMessage{Event: domain.HookEventPush, Payload: []byte(`{}`)})
 	if res.Err != nil || res.Status != http.StatusBadGateway || len(res.Body) != domain.HookResponseLimit || res.Refused {
 		t.Fatalf("status %d, body %d bytes, err %v, refused %v", res.Status, len(res.Body), res.Err, res.Refused)
 	}
@@ -91,7 +94,7 @@ func TestDoesNotFollowRedirects(t *testing.T) {
 	}}
 	srv := httptest.NewServer(outer)
 	defer srv.Close()
-	res := local().Send(context.Background(), domain.HookTarget{URL: srv.URL}, domain.HookEventPush, []byte(`{}`))
+	res := local().Send(context.Background(), domain.HookTarget{URL: srv.URL}, ports.HookMessage{Event: domain.HookEventPush, Payload: []byte(`{}`)})
 	if res.Status != http.StatusFound || outer.hits.Load() != 1 || inner.hits.Load() != 0 {
 		t.Fatalf("status %d, outer %d hits, redirect target %d hits", res.Status, outer.hits.Load(), inner.hits.Load())
 	}
@@ -105,7 +108,7 @@ func TestRefusesLocalAndOtherSchemesWithoutSending(t *testing.T) {
 	strict := New(netguard.Guard{}, 5*time.Second, agent)
 	for _, u := range []string{srv.URL, "http://[::1]:1/", "http://0.0.0.0/", "file:///etc/passwd", "gopher://127.0.0.1:70/_x",
 		"http://169.254.169.254/latest/meta-data/", "http://[::ffff:127.0.0.1]/"} {
-		res := strict.Send(context.Background(), domain.HookTarget{URL: u}, domain.HookEventPush, []byte(`{}`))
+		res := strict.Send(context.Background(), domain.HookTarget{URL: u}, ports.HookMessage{Event: domain.HookEventPush, Payload: []byte(`{}`)})
 		if res.Err == nil || !res.Refused || res.Status != 0 {
 			t.Errorf("%s: response %+v, want a refusal", u, res)
 		}
@@ -123,7 +126,7 @@ func TestTimeoutIsAFailureToRetry(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	s := New(netguard.Guard{AllowLocal: true}, 200*time.Millisecond, agent)
-	res := s.Send(context.Background(), domain.HookTarget{URL: srv.URL}, domain.HookEventPush, []byte(`{}`))
+	res := s.Send(context.Background(), domain.HookTarget{URL: srv.URL}, ports.HookMessage{Event: domain.HookEventPush, Payload: []byte(`{}`)})
 	if res.Err == nil || res.Refused || res.Status != 0 {
 		t.Fatalf("response = %+v, want a timeout", res)
 	}
@@ -138,10 +141,10 @@ func TestVerifiesTLSOnlyWhenAsked(t *testing.T) {
 	srv := httptest.NewTLSServer(rc)
 	defer srv.Close()
 	s := local()
-	if res := s.Send(context.Background(), domain.HookTarget{URL: srv.URL, VerifyTLS: true}, domain.HookEventPush, []byte(`{}`)); res.Err == nil || res.Refused {
+	if res := s.Send(context.Background(), domain.HookTarget{URL: srv.URL, VerifyTLS: true}, ports.HookMessage{Event: domain.HookEventPush, Payload: []byte(`{}`)}); res.Err == nil || res.Refused {
 		t.Fatalf("self-signed certificate accepted with verification on: %+v", res)
 	}
-	if res := s.Send(context.Background(), domain.HookTarget{URL: srv.URL}, domain.HookEventPush, []byte(`{}`)); res.Err != nil || res.Status != 200 {
+	if res := s.Send(context.Background(), domain.HookTarget{URL: srv.URL}, ports.HookMessage{Event: domain.HookEventPush, Payload: []byte(`{}`)}); res.Err != nil || res.Status != 200 {
 		t.Fatalf("verification off: %+v", res)
 	}
 }
