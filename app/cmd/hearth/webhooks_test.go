@@ -35,6 +35,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		_ = os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
 // hearthBinary builds the binary once for the package's process tests.
 func hearthBinary(t *testing.T) string {
 	t.Helper()
