@@ -392,15 +392,23 @@ func testMergeRequestHooks(t *testing.T, srv *apptest.Server, rcv *hookReceiver)
 		{"update", "opened", "PUT", "", url.Values{"title": {"Feature, renamed"}}},
 		{"close", "closed", "PUT", "", url.Values{"state_event": {"close"}}},
 		{"reopen", "reopened", "PUT", "", url.Values{"state_event": {"reopen"}}},
+		// New commits on the source branch: GitLab's RefreshService update.
+		{"update", "reopened", "COMMIT", "", nil},
 		{"merge", "merged", "PUT", "/merge", nil},
 	}
-	for _, st := range steps {
-		if st.method != "" {
+	for i, st := range steps {
+		switch st.method {
+		case "":
+		case "COMMIT":
+			head = e.commit("feature", "", map[string]string{"more.txt": "more\n"})
+		default:
 			srv.JSON(t, st.method, e.api("/merge_requests/%d%s", mr.IID, st.path), srv.RootToken, st.form, 200, nil)
 		}
 		ev := rcv.wait(t, "/"+d+"-mr", "Merge Request Hook", func(ev any) bool {
 			x, ok := ev.(*gitlab.MergeEvent)
-			return ok && x.ObjectAttributes.Action == st.action
+			// The two updates differ by state and last commit.
+			return ok && x.ObjectAttributes.Action == st.action && x.ObjectAttributes.State == st.state &&
+				(i != 5 || x.ObjectAttributes.LastCommit.ID == head)
 		})
 		x := ev.(*gitlab.MergeEvent)
 		a := x.ObjectAttributes
