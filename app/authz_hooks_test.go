@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"time"
 
 	"github.com/hearth-forge/hearth/app/apptest"
@@ -19,17 +20,19 @@ import (
 func hookRoutes() map[string]routeCase {
 	const api = "/api/v4/projects/{id}"
 	const p = "/projects/{project}"
-	form := func(n int) any { return vals("url", fmt.Sprintf("http://203.0.113.%d/hook", n%250+1)) }
+	// The table's hooks subscribe to nothing: the cells make hundreds of
+	// them on one project, and each would get every later push.
+	form := func(n int) any { return vals("url", fmt.Sprintf("%s/hook/%d", hookSink(), n), "push_events", "false") }
 	// fresh makes a hook as root for the cell and names it.
 	fresh := func(tr *tracker) string {
-		return fmt.Sprintf("%s/hooks/%d", p, tr.fresh("hooks", vals("url", "http://203.0.113.1/fixture"), "id"))
+		return fmt.Sprintf("%s/hooks/%d", p, tr.fresh("hooks", vals("url", hookSink()+"/fixture", "push_events", "false"), "id"))
 	}
 	// delivered makes a hook with one delivery for the cell and names
-	// both. The hook is disabled for a day, so neither the delivery nor
-	// a resent copy is ever sent (its URL is not on this machine).
+	// both. The hook is disabled for a day, so the delivery stays as it
+	// was queued while the cell reads it.
 	delivered := func(tr *tracker) (hook string, delivery int64) {
 		w := tr.w
-		id := tr.fresh("hooks", vals("url", "http://203.0.113.1/fixture"), "id")
+		id := tr.fresh("hooks", vals("url", hookSink()+"/fixture", "push_events", "false"), "id")
 		off := time.Now().Add(24 * time.Hour)
 		if _, err := w.srv.Store.Hooks().Update(context.Background(), tr.f.projectID, id, func(h *domain.ProjectHook) error {
 			h.DisabledUntil = &off
@@ -68,12 +71,19 @@ func hookRoutes() map[string]routeCase {
 		// A hook on a loopback receiver (the table's servers allow local
 		// requests) tested with the tracker's issues: allowed cells get 201.
 		"POST " + api + "/hooks/{hook_id}/test/{trigger}": {rule: masterLevel, req: prepared("POST", func(tr *tracker, _ actor) (string, any) {
-			rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
-			tr.w.t.Cleanup(rcv.Close)
-			return fmt.Sprintf("%s/hooks/%d/test/issues_events", p, tr.fresh("hooks", vals("url", rcv.URL), "id")), nil
+			return fmt.Sprintf("%s/hooks/%d/test/issues_events", p, tr.fresh("hooks", vals("url", hookSink()+"/test"), "id")), nil
 		})},
 	}
 }
+
+// hookSink is a loopback receiver that accepts every delivery at once:
+// the table's hooks point there, so that nothing leaves the machine and no
+// cell waits on a timeout. It lives as long as the test process.
+var hookSink = sync.OnceValue(func() string {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})).URL
+})
 
 // allowLocalHooks lets the table's servers send hooks to loopback
 // receivers, so that a hook test can succeed.
