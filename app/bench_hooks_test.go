@@ -14,13 +14,15 @@ import (
 	"github.com/hearth-forge/hearth/core/config"
 )
 
-// BenchmarkIssueCreateSlowHook measures POST issue latency on a project
-// without hooks and on one with five hooks on a receiver that takes 10 s
-// to answer each delivery (issue 15: p99 within 1.5x of without). The
-// deliveries queue in the change's transaction and go out from the
-// workers, so the request does not wait for the receiver:
+// BenchmarkIssueCreateSlowHook measures POST issue latency (p50, p99) on
+// projects without hooks, with one and with five hooks on a receiver that
+// takes 10 s to answer each delivery (issue 15 asks for p99 within 1.5x of
+// without). Deliveries are queued in the change's transaction and sent by
+// the workers, so no request waits for the receiver; what the hooks cost
+// a request is building the payload and writing one outbox row per hook
+// under SQLite's write lock:
 //
-//	go test ./app -run '^$' -bench IssueCreateSlowHook -benchtime 2000x
+//	go test ./app -run '^$' -bench IssueCreateSlowHook -benchtime 3000x
 func BenchmarkIssueCreateSlowHook(b *testing.B) {
 	release := make(chan struct{})
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,9 +40,9 @@ func BenchmarkIssueCreateSlowHook(b *testing.B) {
 		c.Webhooks.AllowLocalRequests = true
 		c.Webhooks.Timeout = 15 * time.Second
 	}))
-	for _, hooks := range []int{0, 5} {
+	for i, hooks := range []int{0, 1, 5} {
 		var p struct{ ID int64 }
-		srv.JSON(b, http.MethodPost, "/projects", srv.RootToken, url.Values{"name": {fmt.Sprintf("hooks-%d", hooks)}}, http.StatusCreated, &p)
+		srv.JSON(b, http.MethodPost, "/projects", srv.RootToken, url.Values{"name": {fmt.Sprintf("hooks-%d-%d", hooks, i)}}, http.StatusCreated, &p)
 		for i := range hooks {
 			srv.JSON(b, http.MethodPost, fmt.Sprintf("/projects/%d/hooks", p.ID), srv.RootToken, url.Values{
 				"url": {fmt.Sprintf("%s/h%d", slow.URL, i)}, "issues_events": {"true"}}, http.StatusCreated, nil)

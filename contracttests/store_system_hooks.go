@@ -1,6 +1,8 @@
 package contracttests
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ func systemHookCases() []storeCase {
 		{"HookDeliveryFinishFailureRecord", storeHookDeliveryFinishFailureRecord},
 		{"HookDeliveryGetRecord", storeHookDeliveryGetRecord},
 		{"HookDeliveryCascades", storeHookDeliveryCascades},
+		{"HookDeliveryEnqueueFor", storeHookDeliveryEnqueueFor},
 	}
 }
 
@@ -380,5 +383,57 @@ func storeHookDeliveryCascades(t *testing.T, s Stores) {
 	}
 	if got := storeClaimDeliveries(t, s, "n", storeT0, time.Hour, 10); len(got) != 1 || got[0].ID != dk.ID {
 		t.Errorf("claim after the deletes = %v, want [%d]", storeDeliveryIDs(got), dk.ID)
+	}
+}
+
+// storeHookDeliveryEnqueueFor: one call queues a copy for each hook that
+// still exists, project and system hooks alike, in the caller's
+// transaction; a deleted hook is skipped, and nothing is queued when the
+// transaction rolls back.
+func storeHookDeliveryEnqueueFor(t *testing.T, s Stores) {
+	ctx := t.Context()
+	p := storeCIProject(t, s, "p", nil)
+	a := storeHook(t, s, p.ID, "http://a")
+	b := storeHook(t, s, p.ID, "http://b")
+	sys := storeSystemHook(t, s, "http://sys", nil)
+	gone := storeHook(t, s, p.ID, "http://gone")
+	if err := s.Hooks.Delete(ctx, p.ID, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	d := domain.HookDelivery{Event: domain.HookEventPush, Payload: `{"object_kind":"push"}`, MaxAttempts: 3, CreatedAt: storeT0}
+	n, err := s.HookDeliveries.EnqueueFor(ctx, []int64{a.ID, gone.ID, b.ID, sys.ID}, d)
+	if err != nil || n != 3 {
+		t.Fatalf("EnqueueFor = %d, %v; want 3", n, err)
+	}
+	for _, h := range []int64{a.ID, b.ID, sys.ID} {
+		list, total, err := s.HookDeliveries.List(ctx, h, domain.Page{Page: 1, PerPage: 10})
+		if err != nil || total != 1 || len(list) != 1 {
+			t.Fatalf("hook %d: %d deliveries (%v)", h, total, err)
+		}
+		got := list[0]
+		if got.Event != d.Event || got.Payload != d.Payload || got.MaxAttempts != 3 || got.State != domain.HookDeliveryPending ||
+			got.Attempts != 0 || !got.NextAttemptAt.Equal(storeT0) || !got.CreatedAt.Equal(storeT0) {
+			t.Fatalf("hook %d: queued %+v", h, got)
+		}
+	}
+	if n, err := s.HookDeliveries.EnqueueFor(ctx, nil, d); err != nil || n != 0 {
+		t.Fatalf("EnqueueFor of no hooks = %d, %v", n, err)
+	}
+	if _, err := s.HookDeliveries.EnqueueFor(ctx, []int64{a.ID}, domain.HookDelivery{Event: "x"}); !errors.Is(err, core.ErrInvalid) {
+		t.Fatalf("EnqueueFor without attempts: %v, want ErrInvalid", err)
+	}
+	// In a transaction that rolls back, nothing stays queued.
+	rollback := errors.New("roll back")
+	err = s.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		if n, err := s.HookDeliveries.EnqueueFor(ctx, []int64{a.ID, b.ID}, d); err != nil || n != 2 {
+			t.Errorf("EnqueueFor in a transaction = %d, %v", n, err)
+		}
+		return rollback
+	})
+	if !errors.Is(err, rollback) {
+		t.Fatalf("WithinTx: %v", err)
+	}
+	if _, total, _ := s.HookDeliveries.List(ctx, a.ID, domain.Page{Page: 1, PerPage: 10}); total != 1 {
+		t.Fatalf("hook a has %d deliveries after a rollback, want 1", total)
 	}
 }

@@ -48,6 +48,12 @@ type HookDeliveryStore interface {
 	// A missing hook is core.ErrNotFound; MaxAttempts < 1 is
 	// core.ErrInvalid.
 	Enqueue(ctx context.Context, d *domain.HookDelivery) error
+	// EnqueueFor queues a pending copy of d (its Event, Payload,
+	// MaxAttempts and times) for each hook of hookIDs that still exists,
+	// in one statement and in ctx's transaction, and returns how many it
+	// queued: a hook deleted since it was routed is skipped, never an
+	// error that would fail the change. MaxAttempts < 1 is core.ErrInvalid.
+	EnqueueFor(ctx context.Context, hookIDs []int64, d domain.HookDelivery) (int, error)
 	// Claim atomically takes up to max deliveries for node: pending ones
 	// whose NextAttemptAt <= now, and running ones whose claim expired by
 	// now (their node crashed), oldest NextAttemptAt first, skipping those

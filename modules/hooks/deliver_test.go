@@ -78,6 +78,10 @@ func (o *dlOutbox) Enqueue(context.Context, *domain.HookDelivery) error {
 	return errors.New("not used")
 }
 
+func (o *dlOutbox) EnqueueFor(context.Context, []int64, domain.HookDelivery) (int, error) {
+	return 0, errors.New("not used")
+}
+
 func (o *dlOutbox) Claim(_ context.Context, node string, now time.Time, lease time.Duration, max int) ([]domain.HookDelivery, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

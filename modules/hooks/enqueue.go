@@ -44,13 +44,14 @@ func (s *Service) enqueue(ctx context.Context, hooks []int64, event string, payl
 	if err != nil {
 		return fmt.Errorf("marshal %s: %w", event, err)
 	}
-	for _, id := range hooks {
-		d := domain.HookDelivery{HookID: id, Event: event, Payload: string(body), MaxAttempts: s.p.Config.Webhooks.MaxAttempts}
-		if err := s.p.Deliveries.Enqueue(ctx, &d); err != nil {
-			return fmt.Errorf("queue %s for hook %d: %w", event, id, err)
-		}
+	d := domain.HookDelivery{Event: event, Payload: string(body), MaxAttempts: s.p.Config.Webhooks.MaxAttempts}
+	n, err := s.p.Deliveries.EnqueueFor(ctx, hooks, d)
+	if err != nil {
+		return fmt.Errorf("queue %s for %d hooks: %w", event, len(hooks), err)
 	}
-	s.p.Tx.AfterCommit(ctx, func(context.Context) { s.nudge() })
+	if n > 0 {
+		s.p.Tx.AfterCommit(ctx, func(context.Context) { s.nudge() })
+	}
 	return nil
 }
 

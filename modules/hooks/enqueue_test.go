@@ -45,10 +45,12 @@ type plDeliveries struct {
 	queued []domain.HookDelivery
 }
 
-func (d *plDeliveries) Enqueue(_ context.Context, x *domain.HookDelivery) error {
-	x.ID = int64(len(d.queued) + 1)
-	d.queued = append(d.queued, *x)
-	return nil
+func (d *plDeliveries) EnqueueFor(_ context.Context, hooks []int64, x domain.HookDelivery) (int, error) {
+	for _, id := range hooks {
+		x.ID, x.HookID = int64(len(d.queued)+1), id
+		d.queued = append(d.queued, x)
+	}
+	return len(hooks), nil
 }
 
 type plTx struct {

@@ -108,18 +108,13 @@ func (s *Service) queueSystem(ctx context.Context, build func(context.Context) (
 		if err != nil {
 			return fmt.Errorf("system hooks: encode payload: %w", err)
 		}
-		for _, id := range ids {
-			d := &domain.HookDelivery{HookID: id, Event: domain.HookEventSystem, Payload: string(body),
-				MaxAttempts: s.p.Config.Webhooks.MaxAttempts}
-			err := s.p.Deliveries.Enqueue(ctx, d)
-			if errors.Is(err, core.ErrNotFound) {
-				continue // the hook was deleted meanwhile
-			}
-			if err != nil {
-				return fmt.Errorf("system hooks: enqueue for hook %d: %w", id, err)
-			}
-			queued = true
+		// Hooks deleted since they were routed are skipped.
+		n, err := s.p.Deliveries.EnqueueFor(ctx, ids, domain.HookDelivery{Event: domain.HookEventSystem,
+			Payload: string(body), MaxAttempts: s.p.Config.Webhooks.MaxAttempts})
+		if err != nil {
+			return fmt.Errorf("system hooks: enqueue for %d hooks: %w", len(ids), err)
 		}
+		queued = queued || n > 0
 	}
 	if queued {
 		s.p.Tx.AfterCommit(ctx, func(context.Context) { s.nudge() })

@@ -63,12 +63,18 @@ type sysFakeDeliveries struct {
 	gone   map[int64]bool
 }
 
-func (d *sysFakeDeliveries) Enqueue(_ context.Context, x *domain.HookDelivery) error {
-	if d.gone[x.HookID] {
-		return core.ErrNotFound
+// EnqueueFor skips the hooks that are gone, as the store does.
+func (d *sysFakeDeliveries) EnqueueFor(_ context.Context, hooks []int64, x domain.HookDelivery) (int, error) {
+	n := 0
+	for _, id := range hooks {
+		if d.gone[id] {
+			continue
+		}
+		x.HookID = id
+		d.queued = append(d.queued, x)
+		n++
 	}
-	d.queued = append(d.queued, *x)
-	return nil
+	return n, nil
 }
 
 // sysReads counts the store sysReads, to show that no hook means no read.

@@ -88,6 +88,39 @@ func (st *hookDeliveryStore) Enqueue(ctx context.Context, d *domain.HookDelivery
 	return nil
 }
 
+// EnqueueFor inserts one row per hook with INSERT ... SELECT from
+// web_hooks, so a hook deleted meanwhile is skipped instead of failing
+// the foreign key (and with it the publisher's transaction).
+func (st *hookDeliveryStore) EnqueueFor(ctx context.Context, hookIDs []int64, d domain.HookDelivery) (int, error) {
+	if d.MaxAttempts < 1 {
+		return 0, &core.Error{Kind: core.ErrInvalid, Msg: fmt.Sprintf("hook delivery max attempts %d is below 1", d.MaxAttempts)}
+	}
+	if len(hookIDs) == 0 {
+		return 0, nil
+	}
+	createdAt, updatedAt := created(d.CreatedAt, d.UpdatedAt)
+	next := d.NextAttemptAt
+	if next.IsZero() {
+		next = createdAt
+	}
+	payload := d.Payload
+	if payload == "" {
+		payload = "{}"
+	}
+	res, err := st.s.Conn(ctx).NewRaw(`INSERT INTO hook_deliveries
+(hook_id, event, payload, state, max_attempts, next_attempt_at, created_at, updated_at)
+SELECT id, ?, ?, 'pending', ?, ?, ?, ? FROM web_hooks WHERE id IN (?)`,
+		d.Event, payload, d.MaxAttempts, ts(next), createdAt, updatedAt, bun.In(hookIDs)).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("bunstore: enqueue %q deliveries to %d hooks: %w", d.Event, len(hookIDs), err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("bunstore: enqueue %q deliveries: %w", d.Event, err)
+	}
+	return int(n), nil
+}
+
 // Claim takes the due deliveries in one statement (see the comment at the
 // top of the file).
 func (st *hookDeliveryStore) Claim(ctx context.Context, node string, now time.Time, lease time.Duration, max int) ([]domain.HookDelivery, error) {
