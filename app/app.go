@@ -122,6 +122,9 @@ type Stores struct {
 	Variables         ports.VariableStore
 	Artifacts         ports.ArtifactStore
 	Hooks             ports.HookStore
+	SystemHooks       ports.SystemHookStore
+	HookRouter        ports.HookRouter
+	HookDeliveries    ports.HookDeliveryStore
 	Tx                ports.TxManager
 	Pinger            ports.Pinger
 }
@@ -135,7 +138,9 @@ func storesOf(s *bunstore.Store) Stores {
 		Issues: s.Issues(), IssueReader: s.Issues(), IssueCounter: s.Issues(),
 		Milestones: s.Milestones(), MilestoneReader: s.Milestones(), Labels: s.Labels(), Awards: s.Awards(),
 		Snippets: s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
-		Variables: s.Variables(), Artifacts: s.Artifacts(), Hooks: s.Hooks(), Tx: s.Tx(), Pinger: s,
+		Variables: s.Variables(), Artifacts: s.Artifacts(), Hooks: s.Hooks(),
+		SystemHooks: s.SystemHooks(), HookRouter: s.HookRouter(), HookDeliveries: s.HookDeliveries(),
+		Tx: s.Tx(), Pinger: s,
 	}
 }
 
@@ -222,6 +227,7 @@ func Core(cfg config.Config) fx.Option {
 				return ciconfig.New(ciconfig.Limits{MaxBytes: cfg.CI.MaxConfigBytes})
 			},
 			newURLGuard,
+			newHookSender,
 			access.New,
 			newPresenters,
 			httpx.NewRouter,

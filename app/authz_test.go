@@ -321,6 +321,9 @@ func TestAuthorizationTable(t *testing.T) {
 	for k, v := range hookRoutes() {
 		table[k] = v
 	}
+	for k, v := range systemHookRoutes() {
+		table[k] = v
+	}
 	srv := apptest.New(t)
 	// Every route of the covered modules must be in the table.
 	var missing []string
@@ -370,7 +373,7 @@ func TestAuthorizationTable(t *testing.T) {
 		for _, vis := range visibilities {
 			t.Run(vis, func(t *testing.T) {
 				t.Parallel()
-				c, l := runCells(t, apptest.New(t), table, keys, vis)
+				c, l := runCells(t, apptest.New(t, allowLocalHooks()), table, keys, vis)
 				cells.Add(c)
 				leaks.Add(l)
 			})

@@ -5,8 +5,10 @@ import (
 	"errors"
 
 	"github.com/hearth-forge/hearth/adapters/webhook/netguard"
+	"github.com/hearth-forge/hearth/adapters/webhook/sender"
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/ports"
+	"github.com/hearth-forge/hearth/modules/meta"
 )
 
 // hookURLGuard is ports.URLGuard over netguard: a refusal becomes the
@@ -25,6 +27,13 @@ func (h hookURLGuard) CheckURL(ctx context.Context, raw string) error {
 // newURLGuard checks hook URLs with webhooks.allow_local_requests.
 func newURLGuard(cfg config.Config) ports.URLGuard {
 	return hookURLGuard{g: netguard.Guard{AllowLocal: cfg.Webhooks.AllowLocalRequests}}
+}
+
+// newHookSender delivers with the same guard, checked again at each
+// connection, and webhooks.timeout per request.
+func newHookSender(cfg config.Config) ports.HookSender {
+	g := netguard.Guard{AllowLocal: cfg.Webhooks.AllowLocalRequests}
+	return sender.New(g, cfg.Webhooks.Timeout, "Hearth/"+meta.Version)
 }
 
 var _ ports.URLGuard = hookURLGuard{}

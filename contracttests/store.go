@@ -51,6 +51,10 @@ type Stores struct {
 	Artifacts ports.ArtifactStore
 	// Hooks are projects' webhooks.
 	Hooks ports.HookStore
+	// SystemHooks are the instance's; HookRouter finds an event's hooks
+	// of both kinds.
+	SystemHooks ports.SystemHookStore
+	HookRouter  ports.HookRouter
 	// HookDeliveries is the webhook outbox.
 	HookDeliveries ports.HookDeliveryStore
 	Tx             ports.TxManager
@@ -207,7 +211,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), systemHookCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {

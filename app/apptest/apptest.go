@@ -197,7 +197,13 @@ type queryCounter struct{ s *Server }
 
 func (q queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
-func (q queryCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+// AfterQuery counts the queries of requests only: background work (the
+// webhook workers' polls) runs on its own clock and would make counts of
+// a request depend on timing.
+func (q queryCounter) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
+	if httpx.RequestIDFrom(ctx) == "" {
+		return
+	}
 	q.s.queries.Add(1)
 	q.s.queryMu.Lock()
 	if q.s.logQueries {

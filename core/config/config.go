@@ -80,6 +80,27 @@ type Webhooks struct {
 	// Off by default: hook URLs come from users, and a local target is a
 	// server-side request forgery.
 	AllowLocalRequests bool `koanf:"allow_local_requests"`
+	// Workers is how many deliveries this node sends at once; 0 sends
+	// none (another node delivers the shared outbox).
+	Workers int `koanf:"workers"`
+	// Timeout bounds one delivery: connecting, sending and reading the
+	// response (GitLab's webhook timeout, 10 s).
+	Timeout time.Duration `koanf:"timeout"`
+	// MaxAttempts is how often a delivery is tried before it is given up
+	// (connection errors and 5xx are retried; other answers are final).
+	MaxAttempts int `koanf:"max_attempts"`
+	// RetryBackoff is the wait before the first retry; it doubles with
+	// each further one, up to an hour.
+	RetryBackoff time.Duration `koanf:"retry_backoff"`
+	// DisableAfter is how many failures in a row disable a hook for a
+	// while (a minute, doubling, at most a day); 0 never disables.
+	DisableAfter int `koanf:"disable_after_failures"`
+	// Retention is how long finished deliveries stay readable in the
+	// recent deliveries API before they are pruned.
+	Retention time.Duration `koanf:"retention"`
+	// PollInterval is how often idle workers look for due deliveries
+	// (a change on this node wakes them at once).
+	PollInterval time.Duration `koanf:"poll_interval"`
 }
 
 // Storage selects the database adapter.
@@ -167,7 +188,16 @@ func Default() Config {
 			PendingTimeout:    24 * time.Hour,
 			SweepInterval:     time.Minute,
 		},
-		Runner:   Runner{Concurrent: 2, ShutdownTimeout: 30 * time.Second},
+		Runner: Runner{Concurrent: 2, ShutdownTimeout: 30 * time.Second},
+		Webhooks: Webhooks{
+			Workers:      4,
+			Timeout:      10 * time.Second,
+			MaxAttempts:  5,
+			RetryBackoff: 10 * time.Second,
+			DisableAfter: 4,
+			Retention:    7 * 24 * time.Hour,
+			PollInterval: time.Second,
+		},
 		Shutdown: 15 * time.Second,
 	}
 }
@@ -225,6 +255,10 @@ func (c *Config) Validate() error {
 	}
 	if c.Runner.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("runner.shutdown_timeout must be positive"))
+	}
+	if w := c.Webhooks; w.Workers < 0 || w.Timeout <= 0 || w.MaxAttempts < 1 || w.RetryBackoff <= 0 ||
+		w.DisableAfter < 0 || w.Retention <= 0 || w.PollInterval <= 0 {
+		errs = append(errs, errors.New("webhooks: workers and disable_after_failures must not be negative, max_attempts must be at least 1, and timeout, retry_backoff, retention and poll_interval must be positive"))
 	}
 	return errors.Join(errs...)
 }

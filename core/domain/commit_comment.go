@@ -14,3 +14,14 @@ type CommitComment struct {
 	LineType  *string // "new" or "old"
 	CreatedAt time.Time
 }
+
+// CommitCommentCreated is published inside the transaction that stored a
+// comment on a commit (webhooks send it as a note on a commit). It is not
+// a NoteEvent: commit comments are no notes, and the feed does not record
+// them.
+type CommitCommentCreated struct {
+	Comment CommitComment
+	Actor   int64
+}
+
+func (CommitCommentCreated) EventName() string { return "commit_comment.created" }

@@ -45,6 +45,13 @@ type HookDelivery struct {
 	LastStatus   int
 	LastError    string
 	LastDuration time.Duration
+	// LastResponse is the start of the last response's body (at most
+	// HookResponseLimit bytes), for the recent deliveries API.
+	LastResponse string
+
+	// Target is the hook as it is now; Claim fills it in, so a worker
+	// sends to the hook's current URL with its current token.
+	Target HookTarget
 
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
@@ -59,10 +66,35 @@ type HookAttempt struct {
 	Err      string
 	Duration time.Duration
 	At       time.Time
+	// Response is the start of the response body (HookResponseLimit).
+	Response string
 	// Retry asks for another attempt at NextAt (a connection error or a
 	// 5xx), if the delivery has attempts left.
 	Retry  bool
 	NextAt time.Time
+	// DisableAfter is the hook's failure threshold: a failed attempt adds
+	// one to the hook's FailureCount and, from DisableAfter failures in a
+	// row on, disables the hook for HookDisableBackoff. 0 never disables.
+	DisableAfter int
+}
+
+// HookResponseLimit is how much of a response body a delivery keeps.
+const HookResponseLimit = 8 << 10
+
+// HookDisableBackoff is how long a hook stays disabled after failures
+// failed deliveries in a row, threshold being where disabling starts: a
+// minute, doubling with each further failure, at most a day (GitLab's
+// WebHooks::AutoDisabling backoff).
+func HookDisableBackoff(failures, threshold int) time.Duration {
+	n := failures - threshold
+	if n < 0 {
+		return 0
+	}
+	d := time.Minute
+	for i := 0; i < n && d < 24*time.Hour; i++ {
+		d *= 2
+	}
+	return min(d, 24*time.Hour)
 }
 
 // Delivered reports whether the attempt succeeded: a 2xx response.

@@ -95,8 +95,9 @@ type IssueFilter struct {
 	Page          Page
 }
 
-// IssueEvent is published inside the transaction that changed an issue's
-// state: ActionCreated (opened), ActionClosed, ActionReopened.
+// IssueEvent is published inside the transaction that changed an issue:
+// ActionCreated (opened), ActionClosed, ActionReopened, or ActionUpdated
+// for an edit that left the state alone.
 type IssueEvent struct {
 	Issue  Issue
 	Action string

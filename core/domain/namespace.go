@@ -15,6 +15,26 @@ const (
 	NamespaceGroup NamespaceKind = "group"
 )
 
+// GroupCreated is published inside the transaction that creates a group,
+// with the creator's owner membership (GitLab's group_create and
+// user_add_to_group system hooks). The feed records nothing for it.
+type GroupCreated struct {
+	Group Namespace
+	Owner Member
+	Actor int64
+}
+
+func (GroupCreated) EventName() string { return "group.created" }
+
+// GroupDestroyed is published inside the transaction that deletes a group,
+// before its row goes.
+type GroupDestroyed struct {
+	Group Namespace
+	Actor int64
+}
+
+func (GroupDestroyed) EventName() string { return "group.destroyed" }
+
 // Namespace holds projects: a user's personal namespace or a group.
 // Groups nest through ParentID; FullPath is the slash-joined path from the top.
 type Namespace struct {

@@ -12,7 +12,10 @@ func (ProjectCreated) EventName() string { return "project.created" }
 
 type ProjectUpdated struct {
 	Project Project
-	Actor   int64
+	// Before is the project as it was, so that subscribers see a rename
+	// (a new Path) and the old path_with_namespace.
+	Before Project
+	Actor  int64
 }
 
 func (ProjectUpdated) EventName() string { return "project.updated" }
@@ -23,6 +26,17 @@ type ProjectDestroyed struct {
 }
 
 func (ProjectDestroyed) EventName() string { return "project.destroyed" }
+
+// ProjectTransferred is published inside the transaction that moved a
+// project to another namespace; Before is the project as it was (its old
+// NamespaceID). The feed records nothing for it, as GitLab does not.
+type ProjectTransferred struct {
+	Project Project
+	Before  Project
+	Actor   int64
+}
+
+func (ProjectTransferred) EventName() string { return "project.transferred" }
 
 // Visibility of a project, group or snippet.
 type Visibility string

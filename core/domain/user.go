@@ -37,6 +37,17 @@ type UserDeleted struct {
 
 func (UserDeleted) EventName() string { return "user.deleted" }
 
+// KeyAdded and KeyRemoved are published inside the transaction that adds
+// or removes a user's SSH key (GitLab's key_create and key_destroy system
+// hooks).
+type KeyAdded struct{ Key SSHKey }
+
+func (KeyAdded) EventName() string { return "key.added" }
+
+type KeyRemoved struct{ Key SSHKey }
+
+func (KeyRemoved) EventName() string { return "key.removed" }
+
 // UserState is a user's account state.
 type UserState string
 

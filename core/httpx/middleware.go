@@ -49,8 +49,12 @@ func LoggerFrom(ctx context.Context) *zap.Logger {
 }
 
 // RequestID is the request's ID (also sent as X-Request-Id).
-func RequestID(r *http.Request) string {
-	s, _ := r.Context().Value(requestIDKey).(string)
+func RequestID(r *http.Request) string { return RequestIDFrom(r.Context()) }
+
+// RequestIDFrom is the ID of the request ctx belongs to, "" for work that
+// no request started (background workers).
+func RequestIDFrom(ctx context.Context) string {
+	s, _ := ctx.Value(requestIDKey).(string)
 	return s
 }
 

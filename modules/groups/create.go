@@ -110,7 +110,7 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, in CreateIn
 		if err := s.p.Members.Add(ctx, owner); err != nil {
 			return fmt.Errorf("add group owner: %w", err)
 		}
-		return nil
+		return s.p.Bus.Publish(ctx, domain.GroupCreated{Group: *g, Owner: *owner, Actor: caller.UserID()})
 	})
 	if err != nil {
 		return nil, err

@@ -42,6 +42,9 @@ func (s *Service) Delete(ctx context.Context, caller *domain.Caller, ref domain.
 			}
 			repos = append(repos, domain.RepoPath(p.ID))
 		}
+		if err := s.p.Bus.Publish(ctx, domain.GroupDestroyed{Group: *g, Actor: caller.UserID()}); err != nil {
+			return err
+		}
 		if err := s.p.Namespaces.Delete(ctx, g.ID); err != nil {
 			if errors.Is(err, core.ErrNotFound) {
 				return core.NotFound("Group")

@@ -33,7 +33,7 @@ func (s *Service) Transfer(ctx context.Context, caller *domain.Caller, ref, proj
 		return nil, core.FieldInvalid("new_namespace", "is invalid")
 	}
 	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
-		_, err := s.p.Projects.Update(ctx, project.ID, func(p *domain.Project) error {
+		moved, err := s.p.Projects.Update(ctx, project.ID, func(p *domain.Project) error {
 			p.NamespaceID = g.ID
 			if p.Visibility.Rank() > g.Visibility.Rank() {
 				p.Visibility = g.Visibility
@@ -49,7 +49,7 @@ func (s *Service) Transfer(ctx context.Context, caller *domain.Caller, ref, proj
 		case err != nil:
 			return fmt.Errorf("transfer project: %w", err)
 		}
-		return nil
+		return s.p.Bus.Publish(ctx, domain.ProjectTransferred{Project: *moved, Before: *project, Actor: caller.UserID()})
 	})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"time"
+
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
@@ -77,12 +79,22 @@ type hookJSON struct {
 	RepositoryUpdateEvents   bool       `json:"repository_update_events"`
 	EnableSSLVerification    bool       `json:"enable_ssl_verification"`
 	CreatedAt                httpx.Time `json:"created_at"`
+	// AlertStatus and DisabledUntil say whether failures disabled the
+	// hook for a while, with later GitLab's keys.
+	AlertStatus   string      `json:"alert_status"`
+	DisabledUntil *httpx.Time `json:"disabled_until"`
 }
 
-func hookOf(h *domain.ProjectHook) hookJSON {
-	return hookJSON{ID: h.ID, URL: h.URL, ProjectID: h.ProjectID,
+func hookOf(h *domain.ProjectHook, now time.Time) hookJSON {
+	out := hookJSON{ID: h.ID, URL: h.URL, ProjectID: h.ProjectID,
 		PushEvents: h.PushEvents, IssuesEvents: h.IssuesEvents, ConfidentialIssuesEvents: h.ConfidentialIssuesEvents,
 		MergeRequestsEvents: h.MergeRequestsEvents, TagPushEvents: h.TagPushEvents, NoteEvents: h.NoteEvents,
 		JobEvents: h.JobEvents, PipelineEvents: h.PipelineEvents, WikiPageEvents: h.WikiPageEvents,
-		EnableSSLVerification: h.EnableSSLVerification, CreatedAt: httpx.TimeOf(h.CreatedAt)}
+		EnableSSLVerification: h.EnableSSLVerification, CreatedAt: httpx.TimeOf(h.CreatedAt),
+		AlertStatus: h.AlertStatus(now)}
+	if h.DisabledUntil != nil && now.Before(*h.DisabledUntil) {
+		until := httpx.TimeOf(*h.DisabledUntil)
+		out.DisabledUntil = &until
+	}
+	return out
 }

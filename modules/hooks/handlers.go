@@ -63,7 +63,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]hookJSON, 0, len(l.Hooks))
 	for i := range l.Hooks {
-		out = append(out, hookOf(&l.Hooks[i]))
+		out = append(out, hookOf(&l.Hooks[i], h.s.now()))
 	}
 	return httpx.Paginated(w, r, out, l.Total, pg)
 }
@@ -78,7 +78,7 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpx.OK(w, hookOf(hook))
+	return httpx.OK(w, hookOf(hook, h.s.now()))
 }
 
 // POST /projects/:id/hooks: 201 with the hook.
@@ -91,7 +91,7 @@ func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpx.Created(w, hookOf(hook))
+	return httpx.Created(w, hookOf(hook, h.s.now()))
 }
 
 // PUT /projects/:id/hooks/:hook_id: 200 with the hook.
@@ -104,7 +104,7 @@ func (h handlers) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpx.OK(w, hookOf(hook))
+	return httpx.OK(w, hookOf(hook, h.s.now()))
 }
 
 // DELETE /projects/:id/hooks/:hook_id: 204 (9.x's destroy_conditionally!).

@@ -84,6 +84,9 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 	h, err := s.p.Hooks.Update(ctx, t.Project.ID, id.ID, func(h *domain.ProjectHook) error {
 		in.apply(h)
 		h.UpdatedAt = now
+		// Editing a hook is how its managers say it works again, as
+		// GitLab re-enables an auto-disabled hook on update.
+		h.FailureCount, h.DisabledUntil = 0, nil
 		return nil
 	})
 	if errors.Is(err, core.ErrNotFound) {

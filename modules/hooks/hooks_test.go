@@ -84,7 +84,7 @@ func TestHooksAPI(t *testing.T) {
 		wantHook(t, h, fmt.Sprintf(`{"id":%d,"url":%q,"project_id":%d,"push_events":true,"issues_events":true,
 			"confidential_issues_events":false,"merge_requests_events":false,"tag_push_events":false,"note_events":false,
 			"job_events":true,"pipeline_events":false,"wiki_page_events":false,"repository_update_events":false,
-			"enable_ssl_verification":true}`, id, hookURL, pid))
+			"enable_ssl_verification":true,"alert_status":"executable","disabled_until":null}`, id, hookURL, pid))
 		// The token is kept, as given, to be sent as X-Gitlab-Token.
 		if stored, err := e.srv.Store.Hooks().Get(t.Context(), pid, id); err != nil || stored.Token != "s3cr3t" {
 			t.Fatalf("stored hook %+v, %v", stored, err)
@@ -98,7 +98,7 @@ func TestHooksAPI(t *testing.T) {
 		wantHook(t, second, fmt.Sprintf(`{"id":%d,"url":"https://203.0.113.8/x","project_id":%d,"push_events":false,"issues_events":false,
 			"confidential_issues_events":true,"merge_requests_events":true,"tag_push_events":true,"note_events":true,
 			"job_events":false,"pipeline_events":true,"wiki_page_events":true,"repository_update_events":false,
-			"enable_ssl_verification":false}`, id2, pid))
+			"enable_ssl_verification":false,"alert_status":"executable","disabled_until":null}`, id2, pid))
 
 		l := e.Expect(200, "GET", base+"?per_page=1", master, nil)
 		if got := l.List(t); len(got) != 1 || apptest.ID(got[0]) != id || l.Header.Get("X-Total") != "2" {
@@ -177,4 +177,44 @@ func TestHookLocalRequestsAllowed(t *testing.T) {
 		}
 		e.ExpectBody(422, `{"message":"Invalid url given"}`, "POST", base, root, apptest.Form("url", "gopher://127.0.0.1/"))
 	}, apptest.Configure(func(c *config.Config) { c.Webhooks.AllowLocalRequests = true }))
+}
+
+// TestHookAlertStatus: a hook that failures disabled says so until the
+// time passes, and editing it enables it again at once.
+func TestHookAlertStatus(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, e env) {
+		pid := e.project("alerting", "private")
+		root := e.srv.RootToken
+		one := fmt.Sprintf("/projects/%d/hooks/", pid)
+		id := apptest.ID(e.Expect(201, "POST", one[:len(one)-1], root, apptest.Form("url", hookURL)).Object(t))
+		one += fmt.Sprint(id)
+		disable := func() time.Time {
+			until := time.Now().UTC().Add(time.Hour).Truncate(time.Millisecond)
+			if _, err := e.srv.Store.Hooks().Update(t.Context(), pid, id, func(h *domain.ProjectHook) error {
+				h.FailureCount, h.DisabledUntil = 6, &until
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return until
+		}
+		until := disable()
+		got := e.Expect(200, "GET", one, root, nil).Object(t)
+		if got["alert_status"] != "temporarily_disabled" || got["disabled_until"] != until.Format("2006-01-02T15:04:05.000Z") {
+			t.Fatalf("disabled hook shows %v until %v", got["alert_status"], got["disabled_until"])
+		}
+		e.srv.Advance(2 * time.Hour)
+		if got := e.Expect(200, "GET", one, root, nil).Object(t); got["alert_status"] != "executable" || got["disabled_until"] != nil {
+			t.Fatalf("after the time passed: %v until %v", got["alert_status"], got["disabled_until"])
+		}
+		disable()
+		e.srv.Advance(-2 * time.Hour)
+		if got := e.Expect(200, "PUT", one, root, apptest.Form("url", hookURL)).Object(t); got["alert_status"] != "executable" {
+			t.Fatalf("edited hook: %v", got["alert_status"])
+		}
+		if h, err := e.srv.Store.Hooks().Get(t.Context(), pid, id); err != nil || h.FailureCount != 0 || h.DisabledUntil != nil {
+			t.Fatalf("edited hook's failure record: %+v, %v", h, err)
+		}
+	})
 }

@@ -1,8 +1,10 @@
 // Package hooks is the project webhooks module: GitLab 9.x's project hooks
 // API (list, get, add, edit, delete under /projects/:id/hooks), for
-// masters and owners. Hooks are stored with their secret token, which the
-// API never shows; every URL passes ports.URLGuard when it is saved.
-// Delivering events to the hooks is not built yet.
+// masters and owners, later GitLab's recent deliveries API (list and
+// resend under /projects/:id/hooks/:hook_id/events), and the delivery
+// workers that send the webhook outbox (deliver.go). Hooks are stored
+// with their secret token, which the API never shows; every URL passes
+// ports.URLGuard when it is saved, and the sender checks it again.
 package hooks
 
 import (
@@ -12,9 +14,13 @@ import (
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// Module provides *Service and the routes. Its ports (HookStore,
+// Module provides *Service and the routes, and runs the delivery workers
+// while the app runs. Its ports (the hook and delivery stores, the sender,
 // URLGuard, Clock, the policy) come from the app.
 var Module = fx.Module("hooks",
+	fx.Invoke(func(s *Service) { s.subscribeSystem() }), // system events (system_events.go)
 	fx.Provide(NewService, httpx.AsRoutes(routes)),
+	fx.Invoke(startDelivery),
+	fx.Invoke(func(s *Service) { s.subscribe() }),
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("hooks") }),
 )

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"go.uber.org/fx"
+	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
+	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -17,17 +19,58 @@ import (
 // Params are the service's dependencies, provided by the app.
 type Params struct {
 	fx.In
-	Hooks  ports.HookStore
-	Guard  ports.URLGuard
+	Config config.Config
+	Log    *zap.Logger
 	Clock  ports.Clock
 	Policy *access.Policy
+	Tx     ports.TxManager
+	Bus    ports.EventBus
+
+	// The hooks, the outbox and the sender.
+	Hooks       ports.HookStore
+	SystemHooks ports.SystemHookStore
+	Router      ports.HookRouter
+	Deliveries  ports.HookDeliveryStore
+	Sender      ports.HookSender
+	Guard       ports.URLGuard
+
+	// What payloads are built from.
+	Users         ports.UserStore
+	Keys          ports.KeyStore
+	Projects      ports.ProjectStore
+	Namespaces    ports.NamespaceStore
+	Members       ports.MemberStore
+	Issues        ports.IssueStore
+	Labels        ports.LabelStore
+	MergeRequests ports.MergeRequestStore
+	Snippets      ports.SnippetStore
+	Notes         ports.NoteStore
+	Pipelines     ports.PipelineStore
+	Jobs          ports.JobStore
+	Reader        ports.RepoReader
 }
 
 // Service holds the hook use cases. It never sees HTTP types.
-type Service struct{ p Params }
+type Service struct {
+	p   Params
+	log *zap.Logger
+	// wake nudges idle delivery workers when a transaction on this node
+	// queued deliveries (buffered 1: one pending nudge is enough).
+	wake chan struct{}
+}
 
 // NewService builds the service.
-func NewService(p Params) *Service { return &Service{p: p} }
+func NewService(p Params) *Service {
+	return &Service{p: p, log: p.Log, wake: make(chan struct{}, 1)}
+}
+
+// nudge wakes a delivery worker without blocking.
+func (s *Service) nudge() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
 
 // now is truncated to milliseconds, the precision clients see.
 func (s *Service) now() time.Time { return s.p.Clock.Now().UTC().Truncate(time.Millisecond) }

@@ -83,6 +83,10 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		if err != nil {
 			return core.StoreError(err, "Issue", "update issue")
 		}
+		if action == "" {
+			// An edit: webhooks send it as "update"; the feed shows none.
+			action = domain.ActionUpdated
+		}
 		return s.activity.Record(ctx, issuable.Change{Project: t.Project, Before: issuable.IssueItem(&before),
 			After: issuable.IssueItem(out), Actor: caller.UserID()}, action, s.changeNotes(ctx, &before, out), s.publisher(out, caller.UserID()))
 	})

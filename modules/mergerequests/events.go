@@ -44,6 +44,14 @@ func (s *Service) onPush(ctx context.Context, ev domain.PushEvent) error {
 		}
 		if m.SourceBranch == branch && m.SourceProjectID == ev.ProjectID && out.State.Open() && out.SourceSHA != before && ev.After != domain.ZeroID {
 			s.noteNewCommits(ctx, out, before, ev.Actor)
+			// GitLab's RefreshService sends the merge request's hooks an
+			// "update" for new commits on its source branch.
+			err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+				return s.publish(ctx, out, domain.ActionUpdated, ev.Actor, nil)
+			})
+			if err != nil {
+				s.log.Warn("update event after push", zap.Int64("merge_request_id", m.ID), zap.Error(err))
+			}
 		}
 	}
 	return nil

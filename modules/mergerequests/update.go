@@ -79,6 +79,10 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		if err != nil {
 			return err
 		}
+		if action == "" {
+			// An edit: webhooks send it as "update"; the feed shows none.
+			action = domain.ActionUpdated
+		}
 		return s.activity.Record(ctx, issuable.Change{Project: t.Project, Before: issuable.MergeRequestItem(&before),
 			After: issuable.MergeRequestItem(out), Actor: actor}, action, s.changeNotes(ctx, &before, out), s.publisher(out, actor))
 	})

@@ -84,7 +84,7 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		if err != nil {
 			return projectWriteErr(err, "update project")
 		}
-		return s.p.Bus.Publish(ctx, domain.ProjectUpdated{Project: *out, Actor: caller.UserID()})
+		return s.p.Bus.Publish(ctx, domain.ProjectUpdated{Project: *out, Before: *proj, Actor: caller.UserID()})
 	})
 	if err != nil {
 		return nil, err

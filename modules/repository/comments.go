@@ -83,11 +83,31 @@ func (s *Service) CreateCommitComment(ctx context.Context, req Request, rev stri
 			cm.Path, cm.Line, cm.LineType = &path, &line, &lt
 		}
 	}
-	saved, err := s.p.Comments.Create(ctx, cm)
+	saved, err := s.saveComment(ctx, cm)
 	if err != nil {
-		return CommitNote{}, fmt.Errorf("save commit comment: %w", err)
+		return CommitNote{}, err
 	}
 	return CommitNote{CommitComment: saved, Author: req.Caller.User}, nil
+}
+
+// saveComment stores a commit comment and publishes it, in one
+// transaction when the app has them.
+func (s *Service) saveComment(ctx context.Context, cm domain.CommitComment) (domain.CommitComment, error) {
+	var saved domain.CommitComment
+	save := func(ctx context.Context) error {
+		var err error
+		if saved, err = s.p.Comments.Create(ctx, cm); err != nil {
+			return fmt.Errorf("save commit comment: %w", err)
+		}
+		if err := s.p.Bus.Publish(ctx, domain.CommitCommentCreated{Comment: saved, Actor: cm.AuthorID}); err != nil {
+			return fmt.Errorf("publish commit comment: %w", err)
+		}
+		return nil
+	}
+	if s.p.Tx == nil {
+		return saved, save(ctx)
+	}
+	return saved, s.p.Tx.WithinTx(ctx, save)
 }
 
 // diffHasLine tells whether the diff of path has a line of lineType at new

@@ -31,8 +31,11 @@ type Params struct {
 	Comments  ports.CommitCommentStore
 	Auth      ports.Authenticator
 	Bus       ports.EventBus
-	Clock     ports.Clock
-	Policy    *access.Policy
+	// Tx, when given, makes a commit comment and its event (the webhooks'
+	// outbox rows) commit together.
+	Tx     ports.TxManager `optional:"true"`
+	Clock  ports.Clock
+	Policy *access.Policy
 	// Pipelines give commits their CI status; without the CI stores
 	// (an embedder's app) the status stays null.
 	Pipelines ports.PipelineStore `optional:"true"`

@@ -56,11 +56,17 @@ func (s *Service) AddKey(ctx context.Context, userID int64, title, key string) (
 		Fingerprint: parsed.Fingerprint(),
 		CreatedAt:   s.now(),
 	}
-	if err := s.p.Keys.Create(ctx, k); err != nil {
-		if errors.Is(err, core.ErrConflict) {
-			return nil, core.Validation(map[string][]string{"fingerprint": {"has already been taken"}})
+	err := s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		if err := s.p.Keys.Create(ctx, k); err != nil {
+			if errors.Is(err, core.ErrConflict) {
+				return core.Validation(map[string][]string{"fingerprint": {"has already been taken"}})
+			}
+			return core.StoreError(err, "User", "")
 		}
-		return nil, core.StoreError(err, "User", "")
+		return s.p.Bus.Publish(ctx, domain.KeyAdded{Key: *k})
+	})
+	if err != nil {
+		return nil, err
 	}
 	s.log.Info("ssh key added", zap.Int64("user_id", userID), zap.Int64("key_id", k.ID), zap.String("type", parsed.Type))
 	return k, nil
@@ -117,8 +123,14 @@ func (s *Service) DeleteKey(ctx context.Context, userID, id int64) (*domain.SSHK
 	if err != nil {
 		return nil, err
 	}
-	if err := s.p.Keys.Delete(ctx, userID, id); err != nil {
-		return nil, core.StoreError(err, "Key", "")
+	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		if err := s.p.Keys.Delete(ctx, userID, id); err != nil {
+			return core.StoreError(err, "Key", "")
+		}
+		return s.p.Bus.Publish(ctx, domain.KeyRemoved{Key: *k})
+	})
+	if err != nil {
+		return nil, err
 	}
 	s.log.Info("ssh key deleted", zap.Int64("user_id", userID), zap.Int64("key_id", id))
 	return k, nil

@@ -22,7 +22,8 @@ import (
 // changed and committed meanwhile is re-checked against the WHERE and
 // dropped). On SQLite the statement runs in an immediate transaction:
 // writers are serialised, so the subquery sees every earlier claim.
-// Finish is a compare-and-swap on (state running, claimed_by node).
+// Finish is a compare-and-swap on (state running, claimed_by node), and
+// keeps the hook's failure record in the same transaction.
 
 // hookDeliveryRow is a row of hook_deliveries.
 type hookDeliveryRow struct {
@@ -41,6 +42,7 @@ type hookDeliveryRow struct {
 	LastStatus     *int       `bun:"last_status"`
 	LastError      string     `bun:"last_error"`
 	LastDurationMS int64      `bun:"last_duration_ms"`
+	LastResponse   string     `bun:"last_response"`
 	CreatedAt      time.Time  `bun:"created_at"`
 	UpdatedAt      time.Time  `bun:"updated_at"`
 	DeliveredAt    *time.Time `bun:"delivered_at"`
@@ -50,7 +52,7 @@ func (r *hookDeliveryRow) domain() domain.HookDelivery {
 	d := domain.HookDelivery{ID: r.ID, HookID: r.HookID, Event: r.Event, Payload: r.Payload,
 		State: domain.HookDeliveryState(r.State), Attempts: r.Attempts, MaxAttempts: r.MaxAttempts,
 		NextAttemptAt: r.NextAttemptAt.UTC(), ClaimedBy: r.ClaimedBy, ClaimExpiresAt: utcPtr(r.ClaimExpiresAt),
-		LastError: r.LastError, LastDuration: time.Duration(r.LastDurationMS) * time.Millisecond,
+		LastError: r.LastError, LastResponse: r.LastResponse, LastDuration: time.Duration(r.LastDurationMS) * time.Millisecond,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), DeliveredAt: utcPtr(r.DeliveredAt)}
 	if r.LastStatus != nil {
 		d.LastStatus = *r.LastStatus
@@ -86,6 +88,39 @@ func (st *hookDeliveryStore) Enqueue(ctx context.Context, d *domain.HookDelivery
 	return nil
 }
 
+// EnqueueFor inserts one row per hook with INSERT ... SELECT from
+// web_hooks, so a hook deleted meanwhile is skipped instead of failing
+// the foreign key (and with it the publisher's transaction).
+func (st *hookDeliveryStore) EnqueueFor(ctx context.Context, hookIDs []int64, d domain.HookDelivery) (int, error) {
+	if d.MaxAttempts < 1 {
+		return 0, &core.Error{Kind: core.ErrInvalid, Msg: fmt.Sprintf("hook delivery max attempts %d is below 1", d.MaxAttempts)}
+	}
+	if len(hookIDs) == 0 {
+		return 0, nil
+	}
+	createdAt, updatedAt := created(d.CreatedAt, d.UpdatedAt)
+	next := d.NextAttemptAt
+	if next.IsZero() {
+		next = createdAt
+	}
+	payload := d.Payload
+	if payload == "" {
+		payload = "{}"
+	}
+	res, err := st.s.Conn(ctx).NewRaw(`INSERT INTO hook_deliveries
+(hook_id, event, payload, state, max_attempts, next_attempt_at, created_at, updated_at)
+SELECT id, ?, ?, 'pending', ?, ?, ?, ? FROM web_hooks WHERE id IN (?)`,
+		d.Event, payload, d.MaxAttempts, ts(next), createdAt, updatedAt, bun.In(hookIDs)).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("bunstore: enqueue %q deliveries to %d hooks: %w", d.Event, len(hookIDs), err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("bunstore: enqueue %q deliveries: %w", d.Event, err)
+	}
+	return int(n), nil
+}
+
 // Claim takes the due deliveries in one statement (see the comment at the
 // top of the file).
 func (st *hookDeliveryStore) Claim(ctx context.Context, node string, now time.Time, lease time.Duration, max int) ([]domain.HookDelivery, error) {
@@ -97,23 +132,46 @@ func (st *hookDeliveryStore) Claim(ctx context.Context, node string, now time.Ti
 	if st.s.db.Dialect().Name() == dialect.PG {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	// A disabled hook's deliveries wait (their next_attempt_at is kept,
+	// so they go first once it is enabled again).
 	query := `UPDATE hook_deliveries
 SET state = 'running', claimed_by = ?, claim_expires_at = ?, attempts = attempts + 1, updated_at = ?
 WHERE id IN (
-	SELECT id FROM hook_deliveries
-	WHERE (state = 'pending' AND next_attempt_at <= ?) OR (state = 'running' AND claim_expires_at <= ?)
-	ORDER BY next_attempt_at, id
+	SELECT d.id FROM hook_deliveries d
+	WHERE ((d.state = 'pending' AND d.next_attempt_at <= ?) OR (d.state = 'running' AND d.claim_expires_at <= ?))
+	AND NOT EXISTS (SELECT 1 FROM web_hooks h WHERE h.id = d.hook_id AND h.disabled_until > ?)
+	ORDER BY d.next_attempt_at, d.id
 	LIMIT ?` + lock + `)
 RETURNING *`
 	var rows []hookDeliveryRow
+	var targets []hookTargetRow
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		return db.NewRaw(query, node, ts(now.Add(lease)), now, now, now, max).Scan(ctx, &rows)
+		if err := db.NewRaw(query, node, ts(now.Add(lease)), now, now, now, now, max).Scan(ctx, &rows); err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		hookIDs := make([]int64, len(rows))
+		for i, r := range rows {
+			hookIDs[i] = r.HookID
+		}
+		// The claimed rows lock their hooks against deletion (the
+		// cascade waits for this transaction), so every hook is there.
+		return db.NewSelect().Model(&targets).Where("id IN (?)", bun.List(dedupeIDs(hookIDs))).Scan(ctx)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: claim hook deliveries for %s: %w", node, err)
 	}
-	// RETURNING has no order: give the claim's.
+	byHook := make(map[int64]domain.HookTarget, len(targets))
+	for _, t := range targets {
+		byHook[t.ID] = domain.HookTarget{URL: t.URL, Token: t.Token, VerifyTLS: t.EnableSSLVerification, System: t.Type == systemHookType}
+	}
 	out := hookDeliveryTable.all(rows)
+	for i := range out {
+		out[i].Target = byHook[out[i].HookID]
+	}
+	// RETURNING has no order: give the claim's.
 	slices.SortFunc(out, func(a, b domain.HookDelivery) int {
 		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
 			return c
@@ -123,41 +181,130 @@ RETURNING *`
 	return out, nil
 }
 
-// Finish decides retry or give-up in SQL (attempts < max_attempts), so it
-// is one compare-and-swap statement.
+// hookTargetRow is what Claim reads of a claimed delivery's hook.
+type hookTargetRow struct {
+	bun.BaseModel `bun:"table:web_hooks,alias:h"`
+
+	ID                    int64  `bun:"id"`
+	Type                  string `bun:"type"`
+	URL                   string `bun:"url"`
+	Token                 string `bun:"token"`
+	EnableSSLVerification bool   `bun:"enable_ssl_verification"`
+}
+
+// Finish decides retry or give-up in SQL (attempts < max_attempts), so
+// the delivery's part is one compare-and-swap statement; the hook's
+// failure record follows under the row lock its UPDATE takes.
 func (st *hookDeliveryStore) Finish(ctx context.Context, id int64, node string, a domain.HookAttempt) error {
 	at := orNow(a.At)
 	var status *int
 	if a.Status != 0 {
 		status = &a.Status
 	}
-	q := st.s.Conn(ctx).NewUpdate().Model((*hookDeliveryRow)(nil)).
-		Set("claim_expires_at = NULL").
-		Set("last_status = ?", status).
-		Set("last_error = ?", a.Err).
-		Set("last_duration_ms = ?", a.Duration.Milliseconds()).
-		Set("updated_at = ?", at).
-		Where("id = ? AND state = 'running' AND claimed_by = ?", id, node)
-	switch {
-	case a.Delivered():
-		q = q.Set("state = 'delivered'").Set("delivered_at = ?", at)
-	case a.Retry:
-		q = q.Set("state = CASE WHEN attempts < max_attempts THEN 'pending' ELSE 'failed' END").
-			Set("next_attempt_at = CASE WHEN attempts < max_attempts THEN ? ELSE next_attempt_at END", ts(a.NextAt))
-	default:
-		q = q.Set("state = 'failed'")
-	}
-	res, err := q.Exec(ctx)
+	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		q := db.NewUpdate().Model((*hookDeliveryRow)(nil)).
+			Set("claim_expires_at = NULL").
+			Set("last_status = ?", status).
+			Set("last_error = ?", a.Err).
+			Set("last_duration_ms = ?", a.Duration.Milliseconds()).
+			Set("last_response = ?", a.Response).
+			Set("updated_at = ?", at).
+			Where("id = ? AND state = 'running' AND claimed_by = ?", id, node)
+		switch {
+		case a.Delivered():
+			q = q.Set("state = 'delivered'").Set("delivered_at = ?", at)
+		case a.Retry:
+			q = q.Set("state = CASE WHEN attempts < max_attempts THEN 'pending' ELSE 'failed' END").
+				Set("next_attempt_at = CASE WHEN attempts < max_attempts THEN ? ELSE next_attempt_at END", ts(a.NextAt))
+		default:
+			q = q.Set("state = 'failed'")
+		}
+		res, err := q.Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			if err := hookDeliveryTable.mustExist(ctx, db, id); err != nil {
+				return err
+			}
+			return &core.Error{Kind: core.ErrStale, Msg: fmt.Sprintf("hook delivery %d is not claimed by %s", id, node)}
+		}
+		return recordHookAttempt(ctx, db, id, a, at)
+	})
 	if err != nil {
 		return fmt.Errorf("bunstore: finish hook delivery %d: %w", id, err)
 	}
-	if n, err := res.RowsAffected(); err != nil || n > 0 {
+	return nil
+}
+
+// recordHookAttempt keeps the failure record of delivery id's hook: a
+// success resets it; a failure counts and, from a.DisableAfter on,
+// disables the hook for the backoff of the new count. The backoff is
+// computed here from the count the UPDATE returns, under its row lock.
+func recordHookAttempt(ctx context.Context, db bun.IDB, id int64, a domain.HookAttempt, at time.Time) error {
+	const hookOf = "id = (SELECT hook_id FROM hook_deliveries WHERE id = ?)"
+	if a.Delivered() {
+		_, err := db.NewUpdate().Table("web_hooks").
+			Set("failure_count = 0").Set("disabled_until = NULL").Where(hookOf, id).Exec(ctx)
 		return err
 	}
-	if err := hookDeliveryTable.mustExist(ctx, st.s.Conn(ctx), id); err != nil {
-		return fmt.Errorf("bunstore: finish hook delivery %d: %w", id, err)
+	var failures []int
+	if err := db.NewRaw("UPDATE web_hooks SET failure_count = failure_count + 1 WHERE "+hookOf+" RETURNING failure_count", id).
+		Scan(ctx, &failures); err != nil {
+		return err
 	}
-	return &core.Error{Kind: core.ErrStale, Msg: fmt.Sprintf("hook delivery %d is not claimed by %s", id, node)}
+	if len(failures) == 0 || a.DisableAfter <= 0 || failures[0] < a.DisableAfter {
+		return nil
+	}
+	until := ts(at.Add(domain.HookDisableBackoff(failures[0], a.DisableAfter)))
+	_, err := db.NewUpdate().Table("web_hooks").Set("disabled_until = ?", until).Where(hookOf, id).Exec(ctx)
+	return err
+}
+
+func (st *hookDeliveryStore) Get(ctx context.Context, hookID, id int64) (*domain.HookDelivery, error) {
+	d, err := hookDeliveryTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("hd.hook_id = ? AND hd.id = ?", hookID, id))
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: get delivery %d of hook %d: %w", id, hookID, err)
+	}
+	return d, nil
+}
+
+// Record keeps d as given but for defaults: times a zero leaves (now),
+// NextAttemptAt (CreatedAt), Payload ("{}") and MaxAttempts (Attempts, at
+// least 1).
+func (st *hookDeliveryStore) Record(ctx context.Context, d *domain.HookDelivery) error {
+	createdAt, updatedAt := created(d.CreatedAt, d.UpdatedAt)
+	next := d.NextAttemptAt
+	if next.IsZero() {
+		next = createdAt
+	}
+	payload := d.Payload
+	if payload == "" {
+		payload = "{}"
+	}
+	maxAttempts := d.MaxAttempts
+	if maxAttempts < 1 {
+		maxAttempts = max(d.Attempts, 1)
+	}
+	var status *int
+	if d.LastStatus != 0 {
+		status = &d.LastStatus
+	}
+	row := &hookDeliveryRow{HookID: d.HookID, Event: d.Event, Payload: payload, State: string(d.State),
+		Attempts: d.Attempts, MaxAttempts: maxAttempts, NextAttemptAt: ts(next),
+		ClaimedBy: d.ClaimedBy, ClaimExpiresAt: tsPtr(d.ClaimExpiresAt),
+		LastStatus: status, LastError: d.LastError, LastDurationMS: d.LastDuration.Milliseconds(),
+		LastResponse: d.LastResponse, CreatedAt: createdAt, UpdatedAt: updatedAt, DeliveredAt: tsPtr(d.DeliveredAt)}
+	if row.State == "" {
+		row.State = string(domain.HookDeliveryPending)
+	}
+	if err := st.s.insert(ctx, row, parentErr("Hook"), "id"); err != nil {
+		return fmt.Errorf("bunstore: record %q delivery to hook %d: %w", d.Event, d.HookID, err)
+	}
+	*d = row.domain()
+	return nil
 }
 
 func (st *hookDeliveryStore) List(ctx context.Context, hookID int64, p domain.Page) ([]domain.HookDelivery, int, error) {

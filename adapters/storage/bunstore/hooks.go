@@ -11,11 +11,19 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// hookRow is a row of project_hooks.
+// The web_hooks types (GitLab's STI column): a project hook has a
+// project, a system hook none.
+const (
+	projectHookType = "ProjectHook"
+	systemHookType  = "SystemHook"
+)
+
+// hookRow is a row of web_hooks of type ProjectHook.
 type hookRow struct {
-	bun.BaseModel `bun:"table:project_hooks,alias:h"`
+	bun.BaseModel `bun:"table:web_hooks,alias:h"`
 
 	ID                       int64      `bun:"id,pk,autoincrement"`
+	Type                     string     `bun:"type"`
 	ProjectID                int64      `bun:"project_id"`
 	URL                      string     `bun:"url"`
 	Token                    string     `bun:"token"`
@@ -36,7 +44,7 @@ type hookRow struct {
 }
 
 func newHookRow(h *domain.ProjectHook) *hookRow {
-	return &hookRow{ID: h.ID, ProjectID: h.ProjectID, URL: h.URL, Token: h.Token,
+	return &hookRow{ID: h.ID, Type: projectHookType, ProjectID: h.ProjectID, URL: h.URL, Token: h.Token,
 		PushEvents: h.PushEvents, TagPushEvents: h.TagPushEvents, IssuesEvents: h.IssuesEvents,
 		ConfidentialIssuesEvents: h.ConfidentialIssuesEvents, MergeRequestsEvents: h.MergeRequestsEvents,
 		NoteEvents: h.NoteEvents, JobEvents: h.JobEvents, PipelineEvents: h.PipelineEvents,
@@ -60,7 +68,7 @@ var hookTable = tableOf("Hook", (*hookRow).domain)
 type hookStore struct{ s *Store }
 
 func (st *hookStore) List(ctx context.Context, projectID int64, p domain.Page) ([]domain.ProjectHook, int, error) {
-	out, n, err := hookTable.page(ctx, st.s.Conn(ctx).NewSelect().Where("h.project_id = ?", projectID).OrderExpr("h.id"), p)
+	out, n, err := hookTable.page(ctx, st.s.Conn(ctx).NewSelect().Where("h.type = ? AND h.project_id = ?", projectHookType, projectID).OrderExpr("h.id"), p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list hooks of project %d: %w", projectID, err)
 	}
@@ -68,7 +76,7 @@ func (st *hookStore) List(ctx context.Context, projectID int64, p domain.Page) (
 }
 
 func (st *hookStore) Get(ctx context.Context, projectID, id int64) (*domain.ProjectHook, error) {
-	h, err := hookTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("h.project_id = ? AND h.id = ?", projectID, id))
+	h, err := hookTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("h.type = ? AND h.project_id = ? AND h.id = ?", projectHookType, projectID, id))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get hook %d of project %d: %w", id, projectID, err)
 	}
@@ -95,14 +103,14 @@ func (st *hookStore) Update(ctx context.Context, projectID, id int64, fn func(h 
 		h.UpdatedAt = edited(ts(h.UpdatedAt), old.UpdatedAt)
 		return hookTable.save(ctx, db, newHookRow(h), nil)
 	}
-	load := hookTable.locked(st.s, "h.project_id = ? AND h.id = ?", projectID, id)
+	load := hookTable.locked(st.s, "h.type = ? AND h.project_id = ? AND h.id = ?", projectHookType, projectID, id)
 	return modify(ctx, st.s, load, fn, save, func(err error) error {
 		return fmt.Errorf("bunstore: update hook %d of project %d: %w", id, projectID, err)
 	})
 }
 
 func (st *hookStore) Delete(ctx context.Context, projectID, id int64) error {
-	if err := hookTable.deleteOne(ctx, st.s.Conn(ctx), "project_id = ? AND id = ?", projectID, id); err != nil {
+	if err := hookTable.deleteOne(ctx, st.s.Conn(ctx), "type = ? AND project_id = ? AND id = ?", projectHookType, projectID, id); err != nil {
 		return fmt.Errorf("bunstore: delete hook %d of project %d: %w", id, projectID, err)
 	}
 	return nil

@@ -117,6 +117,12 @@ func (s *Store) Variables() ports.VariableStore { return &variableStore{s} }
 // Hooks returns the store of projects' webhooks.
 func (s *Store) Hooks() ports.HookStore { return &hookStore{s} }
 
+// SystemHooks returns the store of the instance's system hooks.
+func (s *Store) SystemHooks() ports.SystemHookStore { return &systemHookStore{s} }
+
+// HookRouter returns the lookup of the hooks an event goes to.
+func (s *Store) HookRouter() ports.HookRouter { return &hookRouter{s} }
+
 // HookDeliveries returns the webhook outbox.
 func (s *Store) HookDeliveries() ports.HookDeliveryStore { return &hookDeliveryStore{s} }
 

@@ -22,10 +22,7 @@ import (
 // TestServeFromScratch builds the binary and runs it as a user would: no
 // configuration, an empty data directory, a generated root password.
 func TestServeFromScratch(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "hearth")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := hearthBinary(t)
 	work := t.TempDir()
 	addr := freeAddr(t)
 	// Nothing but the listen address: the defaults must be enough.

@@ -1,0 +1,78 @@
+package app_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hearth-forge/hearth/app/apptest"
+	"github.com/hearth-forge/hearth/core/config"
+)
+
+// BenchmarkIssueCreateSlowHook measures POST issue latency (p50, p99) on
+// projects without hooks, with one and with five hooks on a receiver that
+// takes 10 s to answer each delivery (issue 15 asks for p99 within 1.5x of
+// without). Deliveries are queued in the change's transaction and sent by
+// the workers, so no request waits for the receiver; what the hooks cost
+// a request is building the payload and writing one outbox row per hook
+// under SQLite's write lock:
+//
+//	go test ./app -run '^$' -bench IssueCreateSlowHook -benchtime 3000x
+func BenchmarkIssueCreateSlowHook(b *testing.B) {
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-time.After(10 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(release)
+
+	srv := apptest.New(b, apptest.Configure(func(c *config.Config) {
+		c.Log.Level = "error"
+		c.Webhooks.AllowLocalRequests = true
+		c.Webhooks.Timeout = 15 * time.Second
+	}))
+	for i, hooks := range []int{0, 1, 5} {
+		var p struct{ ID int64 }
+		srv.JSON(b, http.MethodPost, "/projects", srv.RootToken, url.Values{"name": {fmt.Sprintf("hooks-%d-%d", hooks, i)}}, http.StatusCreated, &p)
+		for i := range hooks {
+			srv.JSON(b, http.MethodPost, fmt.Sprintf("/projects/%d/hooks", p.ID), srv.RootToken, url.Values{
+				"url": {fmt.Sprintf("%s/h%d", slow.URL, i)}, "issues_events": {"true"}}, http.StatusCreated, nil)
+		}
+		path := fmt.Sprintf("/projects/%d/issues", p.ID)
+		b.Run(fmt.Sprintf("hooks=%d", hooks), func(b *testing.B) {
+			var mu sync.Mutex
+			var took []time.Duration
+			b.SetParallelism(2)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					start := time.Now()
+					resp, body := srv.Do(b, http.MethodPost, path, srv.RootToken, url.Values{"title": {"slow hook"}})
+					d := time.Since(start)
+					if resp.StatusCode != http.StatusCreated {
+						b.Fatalf("POST %s: %d %s", path, resp.StatusCode, body)
+					}
+					mu.Lock()
+					took = append(took, d)
+					mu.Unlock()
+				}
+			})
+			b.StopTimer()
+			slices.Sort(took)
+			pct := func(p float64) float64 {
+				return float64(took[min(len(took)-1, int(float64(len(took))*p))].Microseconds()) / 1000
+			}
+			b.ReportMetric(pct(0.50), "p50-ms")
+			b.ReportMetric(pct(0.99), "p99-ms")
+		})
+	}
+}
