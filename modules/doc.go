@@ -1,6 +1,7 @@
 // Package modules holds Hearth's features, one package each (users,
 // projects, groups, members, repository, mergerequests, issues, notes,
-// snippets, todos, events, meta, hooks for project webhooks, and CI: ci
+// snippets, todos, events, meta, hooks for project and system webhooks
+// and their delivery, and CI: ci
 // for pipelines and variables, jobs for the jobs and commit statuses API,
 // runners for the runner protocol and the runners API). Each is an fx module that the app
 // composes; your own module is built the same way and joins the same

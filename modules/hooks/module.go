@@ -1,9 +1,12 @@
-// Package hooks is the project webhooks module: GitLab 9.x's project hooks
-// API (list, get, add, edit, delete under /projects/:id/hooks), for
-// masters and owners, later GitLab's recent deliveries API (list and
-// resend under /projects/:id/hooks/:hook_id/events), and the delivery
-// workers that send the webhook outbox (deliver.go). Hooks are stored
-// with their secret token, which the API never shows; every URL passes
+// Package hooks is the webhooks module: GitLab 9.x's project hooks API
+// (list, get, add, edit, delete under /projects/:id/hooks) for masters and
+// owners, with later GitLab's recent deliveries (list and resend under
+// /projects/:id/hooks/:hook_id/events) and test (.../test/:trigger)
+// routes; the system hooks API (/hooks) for admins; the subscriptions that
+// queue GitLab's payloads in the publisher's transaction (enqueue.go for
+// project events, system_events.go for system events); and the delivery
+// workers that send the outbox (deliver.go). Hooks are stored with their
+// secret token, which the API never shows; every URL passes
 // ports.URLGuard when it is saved, and the sender checks it again.
 package hooks
 
