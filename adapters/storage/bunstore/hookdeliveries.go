@@ -64,11 +64,9 @@ var hookDeliveryTable = tableOf("Hook delivery", (*hookDeliveryRow).domain)
 
 type hookDeliveryStore struct{ s *Store }
 
-// Enqueue writes through Conn, so it commits with the caller's transaction.
-func (st *hookDeliveryStore) Enqueue(ctx context.Context, d *domain.HookDelivery) error {
-	if d.MaxAttempts < 1 {
-		return &core.Error{Kind: core.ErrInvalid, Msg: fmt.Sprintf("hook delivery max attempts %d is below 1", d.MaxAttempts)}
-	}
+// queuedRow is d as a pending row: times default to now, the first
+// attempt to its creation, an empty payload to {}.
+func queuedRow(d domain.HookDelivery) hookDeliveryRow {
 	createdAt, updatedAt := created(d.CreatedAt, d.UpdatedAt)
 	next := d.NextAttemptAt
 	if next.IsZero() {
@@ -78,10 +76,25 @@ func (st *hookDeliveryStore) Enqueue(ctx context.Context, d *domain.HookDelivery
 	if payload == "" {
 		payload = "{}"
 	}
-	row := &hookDeliveryRow{HookID: d.HookID, Event: d.Event, Payload: payload,
+	return hookDeliveryRow{HookID: d.HookID, Event: d.Event, Payload: payload,
 		State: string(domain.HookDeliveryPending), MaxAttempts: d.MaxAttempts, NextAttemptAt: ts(next),
 		CreatedAt: createdAt, UpdatedAt: updatedAt}
-	if err := st.s.insert(ctx, row, parentErr("Hook"), "id"); err != nil {
+}
+
+func checkAttempts(d domain.HookDelivery) error {
+	if d.MaxAttempts < 1 {
+		return &core.Error{Kind: core.ErrInvalid, Msg: fmt.Sprintf("hook delivery max attempts %d is below 1", d.MaxAttempts)}
+	}
+	return nil
+}
+
+// Enqueue writes through Conn, so it commits with the caller's transaction.
+func (st *hookDeliveryStore) Enqueue(ctx context.Context, d *domain.HookDelivery) error {
+	if err := checkAttempts(*d); err != nil {
+		return err
+	}
+	row := queuedRow(*d)
+	if err := st.s.insert(ctx, &row, parentErr("Hook"), "id"); err != nil {
 		return fmt.Errorf("bunstore: enqueue %q delivery to hook %d: %w", d.Event, d.HookID, err)
 	}
 	*d = row.domain()
@@ -92,25 +105,18 @@ func (st *hookDeliveryStore) Enqueue(ctx context.Context, d *domain.HookDelivery
 // web_hooks, so a hook deleted meanwhile is skipped instead of failing
 // the foreign key (and with it the publisher's transaction).
 func (st *hookDeliveryStore) EnqueueFor(ctx context.Context, hookIDs []int64, d domain.HookDelivery) (int, error) {
-	if d.MaxAttempts < 1 {
-		return 0, &core.Error{Kind: core.ErrInvalid, Msg: fmt.Sprintf("hook delivery max attempts %d is below 1", d.MaxAttempts)}
+	if err := checkAttempts(d); err != nil {
+		return 0, err
 	}
 	if len(hookIDs) == 0 {
 		return 0, nil
 	}
-	createdAt, updatedAt := created(d.CreatedAt, d.UpdatedAt)
-	next := d.NextAttemptAt
-	if next.IsZero() {
-		next = createdAt
-	}
-	payload := d.Payload
-	if payload == "" {
-		payload = "{}"
-	}
+	row := queuedRow(d)
 	res, err := st.s.Conn(ctx).NewRaw(`INSERT INTO hook_deliveries
 (hook_id, event, payload, state, max_attempts, next_attempt_at, created_at, updated_at)
-SELECT id, ?, ?, 'pending', ?, ?, ?, ? FROM web_hooks WHERE id IN (?)`,
-		d.Event, payload, d.MaxAttempts, ts(next), createdAt, updatedAt, bun.In(hookIDs)).Exec(ctx)
+SELECT id, ?, ?, ?, ?, ?, ?, ? FROM web_hooks WHERE id IN (?)`,
+		row.Event, row.Payload, row.State, row.MaxAttempts, row.NextAttemptAt, row.CreatedAt, row.UpdatedAt,
+		bun.In(hookIDs)).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("bunstore: enqueue %q deliveries to %d hooks: %w", d.Event, len(hookIDs), err)
 	}
@@ -275,32 +281,20 @@ func (st *hookDeliveryStore) Get(ctx context.Context, hookID, id int64) (*domain
 // NextAttemptAt (CreatedAt), Payload ("{}") and MaxAttempts (Attempts, at
 // least 1).
 func (st *hookDeliveryStore) Record(ctx context.Context, d *domain.HookDelivery) error {
-	createdAt, updatedAt := created(d.CreatedAt, d.UpdatedAt)
-	next := d.NextAttemptAt
-	if next.IsZero() {
-		next = createdAt
+	row := queuedRow(*d)
+	if row.MaxAttempts < 1 {
+		row.MaxAttempts = max(d.Attempts, 1)
 	}
-	payload := d.Payload
-	if payload == "" {
-		payload = "{}"
+	if d.State != "" {
+		row.State = string(d.State)
 	}
-	maxAttempts := d.MaxAttempts
-	if maxAttempts < 1 {
-		maxAttempts = max(d.Attempts, 1)
-	}
-	var status *int
 	if d.LastStatus != 0 {
-		status = &d.LastStatus
+		row.LastStatus = &d.LastStatus
 	}
-	row := &hookDeliveryRow{HookID: d.HookID, Event: d.Event, Payload: payload, State: string(d.State),
-		Attempts: d.Attempts, MaxAttempts: maxAttempts, NextAttemptAt: ts(next),
-		ClaimedBy: d.ClaimedBy, ClaimExpiresAt: tsPtr(d.ClaimExpiresAt),
-		LastStatus: status, LastError: d.LastError, LastDurationMS: d.LastDuration.Milliseconds(),
-		LastResponse: d.LastResponse, CreatedAt: createdAt, UpdatedAt: updatedAt, DeliveredAt: tsPtr(d.DeliveredAt)}
-	if row.State == "" {
-		row.State = string(domain.HookDeliveryPending)
-	}
-	if err := st.s.insert(ctx, row, parentErr("Hook"), "id"); err != nil {
+	row.Attempts, row.ClaimedBy, row.ClaimExpiresAt = d.Attempts, d.ClaimedBy, tsPtr(d.ClaimExpiresAt)
+	row.LastError, row.LastDurationMS, row.LastResponse = d.LastError, d.LastDuration.Milliseconds(), d.LastResponse
+	row.DeliveredAt = tsPtr(d.DeliveredAt)
+	if err := st.s.insert(ctx, &row, parentErr("Hook"), "id"); err != nil {
 		return fmt.Errorf("bunstore: record %q delivery to hook %d: %w", d.Event, d.HookID, err)
 	}
 	*d = row.domain()
