@@ -7,7 +7,8 @@ import (
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// HookID is {hook_id}: a number, or Invalid (Grape's 400 "hook_id is
+// HookID is an id from the path ({hook_id}, a system hook's {id}, a
+// delivery's {hook_log_id}): a number, or Invalid (Grape's 400 "<name> is
 // invalid", reported after the access checks).
 type HookID struct {
 	ID      int64

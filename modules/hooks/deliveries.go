@@ -11,10 +11,7 @@ import (
 
 // DeliveryID is {hook_log_id}: a number, or Invalid (Grape's 400
 // "hook_log_id is invalid", reported after the access checks).
-type DeliveryID struct {
-	ID      int64
-	Invalid error
-}
+type DeliveryID = HookID
 
 // Deliveries is one page of a hook's recent deliveries, newest first,
 // with the hook they belong to (the API shows its URL and whether it

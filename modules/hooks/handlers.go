@@ -21,32 +21,41 @@ func projectPath(r *http.Request) (domain.IDOrPath, error) {
 	return httpx.RefParam(r, "id")
 }
 
-// hookID reads {hook_id}, an integer for Grape.
-func hookID(r *http.Request) HookID {
-	s, err := httpx.PathParam(r, "hook_id")
+// pathID reads the path parameter name, an integer for Grape (400 "<name>
+// is invalid" otherwise, reported after the access checks).
+func pathID(r *http.Request, name string) HookID {
+	s, err := httpx.PathParam(r, name)
 	if err != nil {
 		return HookID{Invalid: err}
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return HookID{Invalid: core.InvalidParam("hook_id")}
+		return HookID{Invalid: core.InvalidParam(name)}
 	}
 	return HookID{ID: n}
 }
 
-// decode reads a hook's parameters; url is required on create and
-// update alike.
-func decode(r *http.Request) Input {
-	var in Input
+// hookID reads {hook_id}.
+func hookID(r *http.Request) HookID { return pathID(r, "hook_id") }
+
+// decodeHook decodes r into in, a hook's parameters whose url (at *url
+// once decoded) is required on create and update alike, and returns the
+// request's problems, the missing url first.
+func decodeHook(r *http.Request, in any, url **string) error {
 	var p httpx.Problems
-	if err := p.Decode(r, &in); err != nil {
-		in.Invalid = err
-		return in
+	if err := p.Decode(r, in); err != nil {
+		return err
 	}
-	if in.URL == nil {
+	if *url == nil {
 		p = append(httpx.Problems{"url is missing"}, p...)
 	}
-	in.Invalid = p.Err()
+	return p.Err()
+}
+
+// decode reads a project hook's parameters.
+func decode(r *http.Request) Input {
+	var in Input
+	in.Invalid = decodeHook(r, &in, &in.URL)
 	return in
 }
 

@@ -2,24 +2,12 @@ package hooks
 
 import (
 	"net/http"
-	"strconv"
 
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// deliveryID reads {hook_log_id}, an integer for Grape.
-func deliveryID(r *http.Request) DeliveryID {
-	s, err := httpx.PathParam(r, "hook_log_id")
-	if err != nil {
-		return DeliveryID{Invalid: err}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return DeliveryID{Invalid: core.InvalidParam("hook_log_id")}
-	}
-	return DeliveryID{ID: n}
-}
+// deliveryID reads {hook_log_id}.
+func deliveryID(r *http.Request) DeliveryID { return pathID(r, "hook_log_id") }
 
 // GET /projects/:id/hooks/:hook_id/events: the hook's recent deliveries,
 // newest first, paginated.

@@ -2,37 +2,17 @@ package hooks
 
 import (
 	"net/http"
-	"strconv"
 
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// systemHookID reads {id}, an integer for Grape.
-func systemHookID(r *http.Request) HookID {
-	s, err := httpx.PathParam(r, "id")
-	if err != nil {
-		return HookID{Invalid: err}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return HookID{Invalid: core.InvalidParam("id")}
-	}
-	return HookID{ID: n}
-}
+// systemHookID reads {id}.
+func systemHookID(r *http.Request) HookID { return pathID(r, "id") }
 
 // decodeSystem reads a system hook's parameters; url is required.
 func decodeSystem(r *http.Request) SystemInput {
 	var in SystemInput
-	var p httpx.Problems
-	if err := p.Decode(r, &in); err != nil {
-		in.Invalid = err
-		return in
-	}
-	if in.URL == nil {
-		p = append(httpx.Problems{"url is missing"}, p...)
-	}
-	in.Invalid = p.Err()
+	in.Invalid = decodeHook(r, &in, &in.URL)
 	return in
 }
 
