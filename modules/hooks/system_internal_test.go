@@ -80,6 +80,15 @@ func (d *sysFakeDeliveries) EnqueueFor(_ context.Context, hooks []int64, x domai
 // sysReads counts the store sysReads, to show that no hook means no read.
 type sysReads struct{ n int }
 
+// sysGet is the fakes' Get: one read counted, the value by id or not found.
+func sysGet[T any](r *sysReads, m map[int64]T, id int64) (*T, error) {
+	r.n++
+	if v, ok := m[id]; ok {
+		return &v, nil
+	}
+	return nil, core.ErrNotFound
+}
+
 type sysFakeUsers struct {
 	ports.UserStore
 	r     *sysReads
@@ -87,11 +96,7 @@ type sysFakeUsers struct {
 }
 
 func (f sysFakeUsers) Get(_ context.Context, id int64) (*domain.User, error) {
-	f.r.n++
-	if u, ok := f.users[id]; ok {
-		return &u, nil
-	}
-	return nil, core.ErrNotFound
+	return sysGet(f.r, f.users, id)
 }
 
 type sysFakeNamespaces struct {
@@ -101,11 +106,7 @@ type sysFakeNamespaces struct {
 }
 
 func (f sysFakeNamespaces) Get(_ context.Context, id int64) (*domain.Namespace, error) {
-	f.r.n++
-	if n, ok := f.ns[id]; ok {
-		return &n, nil
-	}
-	return nil, core.ErrNotFound
+	return sysGet(f.r, f.ns, id)
 }
 
 type sysFakeProjects struct {
@@ -115,11 +116,7 @@ type sysFakeProjects struct {
 }
 
 func (f sysFakeProjects) Get(_ context.Context, id int64) (*domain.Project, error) {
-	f.r.n++
-	if p, ok := f.projects[id]; ok {
-		return &p, nil
-	}
-	return nil, core.ErrNotFound
+	return sysGet(f.r, f.projects, id)
 }
 
 type sysFixture struct {
