@@ -148,7 +148,7 @@ type ProjectPresenter struct {
 }
 
 type projectContext struct {
-	base, sshHost string
+	base string
 	namespaces    map[int64]*domain.Namespace
 	fullNames     map[int64]string
 	owners        map[int64]*domain.User
@@ -206,12 +206,7 @@ func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj 
 // load reads what list embeds; known namespaces (each with its ancestors)
 // are not read again.
 func (p *ProjectPresenter) load(ctx context.Context, caller *domain.User, list []domain.Project, full bool, known []domain.Namespace, st *domain.Standing) (*projectContext, error) {
-	base := p.BaseURL
-	host := base
-	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
-		host = u.Hostname()
-	}
-	pc := &projectContext{base: base, sshHost: host, namespaces: map[int64]*domain.Namespace{},
+	pc := &projectContext{base: p.BaseURL, namespaces: map[int64]*domain.Namespace{},
 		fullNames: map[int64]string{}, owners: map[int64]*domain.User{},
 		shares: map[int64][]domain.ProjectShare{}, forks: map[int64]*domain.Project{}, standing: st}
 	var nsIDs, projectIDs, forkIDs []int64
@@ -339,6 +334,7 @@ func (pc *projectContext) basic(proj *domain.Project) ProjectBasic {
 		nsPath = ns.FullPath
 	}
 	full := nsPath + "/" + proj.Path
+	urls := ProjectURLs(pc.base, full)
 	tags := proj.TagList
 	if tags == nil {
 		tags = []string{}
@@ -348,9 +344,9 @@ func (pc *projectContext) basic(proj *domain.Project) ProjectBasic {
 		Description:       &proj.Description,
 		DefaultBranch:     NullString(proj.DefaultBranch),
 		TagList:           tags,
-		SSHURLToRepo:      "git@" + pc.sshHost + ":" + full + ".git",
-		HTTPURLToRepo:     pc.base + "/" + full + ".git",
-		WebURL:            pc.base + "/" + full,
+		SSHURLToRepo:      urls.SSH,
+		HTTPURLToRepo:     urls.HTTP,
+		WebURL:            urls.Web,
 		Name:              proj.Name,
 		NameWithNamespace: strings.TrimPrefix(pc.fullName(proj.NamespaceID)+" / "+proj.Name, " / "),
 		Path:              proj.Path,
@@ -506,4 +502,19 @@ func (p *ProjectPresenter) BasicsIn(ctx context.Context, list []domain.Project, 
 		out[list[i].ID] = pc.basic(&list[i])
 	}
 	return out, nil
+}
+
+// RepoURLs are a project's page and clone URLs.
+type RepoURLs struct{ Web, SSH, HTTP string }
+
+// ProjectURLs are the URLs of the project at fullPath under base (the
+// external URL without a trailing slash), as every API entity and
+// webhook payload shows them: the SSH URL is git@<host>:<path>.git.
+func ProjectURLs(base, fullPath string) RepoURLs {
+	host := base
+	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	web := base + "/" + fullPath
+	return RepoURLs{Web: web, SSH: "git@" + host + ":" + fullPath + ".git", HTTP: web + ".git"}
 }

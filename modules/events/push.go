@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"time"
 
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -98,21 +98,16 @@ func (s *Service) recordPush(ctx context.Context, ev domain.PushEvent) error {
 }
 
 func (s *Service) pushData(ev domain.PushEvent, p *domain.Project, fullPath string, pusher *domain.User) pushData {
-	base := s.p.Config.BaseURL()
-	web := base + "/" + fullPath
-	host := base
-	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
-		host = u.Hostname()
-	}
+	urls := apijson.ProjectURLs(s.p.Config.BaseURL(), fullPath)
 	d := pushData{
 		Before: ev.Before,
 		After:  ev.After,
 		Ref:    ev.Ref,
 		Repository: pushRepository{
 			Name:        p.Name,
-			URL:         "git@" + host + ":" + fullPath + ".git",
+			URL:         urls.SSH,
 			Description: p.Description,
-			Homepage:    web,
+			Homepage:    urls.Web,
 		},
 		Commits:           make([]pushCommit, 0, len(ev.Commits)),
 		TotalCommitsCount: ev.TotalCommits,
@@ -129,7 +124,7 @@ func (s *Service) pushData(ev domain.PushEvent, p *domain.Project, fullPath stri
 			ID:        c.ID,
 			Message:   c.Message,
 			Timestamp: c.Timestamp.Format(time.RFC3339),
-			URL:       web + "/commit/" + c.ID,
+			URL:       urls.Web + "/commit/" + c.ID,
 			Author:    pushAuthor{Name: c.Author.Name, Email: c.Author.Email},
 		})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/hearth-forge/hearth/core"
@@ -28,16 +27,11 @@ func (s *Service) projectInput(ctx context.Context, id int64) (apijson.HookProje
 	if err != nil {
 		return apijson.HookProjectInput{}, fmt.Errorf("read namespace of project %d: %w", id, err)
 	}
-	base := s.p.Config.BaseURL()
-	host := base
-	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
-		host = u.Hostname()
-	}
 	full := ns.FullPath + "/" + p.Path
+	urls := apijson.ProjectURLs(s.p.Config.BaseURL(), full)
 	return apijson.HookProjectInput{
 		Project: *p, NamespaceName: ns.Name, FullPath: full,
-		// The same URLs as the projects API (apijson.ProjectPresenter).
-		WebURL: base + "/" + full, SSHURL: "git@" + host + ":" + full + ".git", HTTPURL: base + "/" + full + ".git",
+		WebURL: urls.Web, SSHURL: urls.SSH, HTTPURL: urls.HTTP,
 	}, nil
 }
 
