@@ -403,7 +403,7 @@ type Presenters struct {
 }
 
 func newPresenters(d presenterDeps) Presenters {
-	proj := &apijson.ProjectPresenter{BaseURL: d.Config.BaseURL(), Namespaces: d.Namespaces, Projects: d.Projects,
+	proj := &apijson.ProjectPresenter{BaseURL: d.Config.BaseURL(), SSHBase: d.Config.SSHCloneBase(), Namespaces: d.Namespaces, Projects: d.Projects,
 		Users: d.Users, Members: d.Members, Repos: d.Repos, Issues: d.IssueCounter, Viewer: d.Policy.IssueViewer}
 	embeds := apijson.Embeds{Users: d.Users, Projects: d.Projects, Presenter: proj,
 		Subscriptions: d.Subscriptions, Milestones: d.Milestones}

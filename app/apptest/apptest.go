@@ -119,6 +119,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.Root.Password = RootPassword
+	cfg.SSH.Listen = "" // tests that want SSH ask for it (WithSSH)
 	cfg.Log.Level = "debug"
 	cfg.Storage.Driver = o.driver
 	if o.driver == "postgres" {

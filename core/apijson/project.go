@@ -3,7 +3,6 @@ package apijson
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -135,7 +134,9 @@ type ProjectOptions struct {
 type ProjectPresenter struct {
 	// BaseURL is the external URL without a trailing slash; every URL
 	// rendered starts with it.
-	BaseURL    string
+	BaseURL string
+	// SSHBase starts every SSH clone URL (config.SSHCloneBase).
+	SSHBase    string
 	Namespaces ports.NamespaceStore
 	Projects   ports.ProjectStore
 	Users      ports.UserStore
@@ -148,7 +149,7 @@ type ProjectPresenter struct {
 }
 
 type projectContext struct {
-	base string
+	base, sshBase string
 	namespaces    map[int64]*domain.Namespace
 	fullNames     map[int64]string
 	owners        map[int64]*domain.User
@@ -206,7 +207,7 @@ func (p *ProjectPresenter) One(ctx context.Context, caller *domain.Caller, proj 
 // load reads what list embeds; known namespaces (each with its ancestors)
 // are not read again.
 func (p *ProjectPresenter) load(ctx context.Context, caller *domain.User, list []domain.Project, full bool, known []domain.Namespace, st *domain.Standing) (*projectContext, error) {
-	pc := &projectContext{base: p.BaseURL, namespaces: map[int64]*domain.Namespace{},
+	pc := &projectContext{base: p.BaseURL, sshBase: p.SSHBase, namespaces: map[int64]*domain.Namespace{},
 		fullNames: map[int64]string{}, owners: map[int64]*domain.User{},
 		shares: map[int64][]domain.ProjectShare{}, forks: map[int64]*domain.Project{}, standing: st}
 	var nsIDs, projectIDs, forkIDs []int64
@@ -334,7 +335,7 @@ func (pc *projectContext) basic(proj *domain.Project) ProjectBasic {
 		nsPath = ns.FullPath
 	}
 	full := nsPath + "/" + proj.Path
-	urls := ProjectURLs(pc.base, full)
+	urls := ProjectURLs(pc.base, pc.sshBase, full)
 	tags := proj.TagList
 	if tags == nil {
 		tags = []string{}
@@ -507,14 +508,11 @@ func (p *ProjectPresenter) BasicsIn(ctx context.Context, list []domain.Project, 
 // RepoURLs are a project's page and clone URLs.
 type RepoURLs struct{ Web, SSH, HTTP string }
 
-// ProjectURLs are the URLs of the project at fullPath under base (the
-// external URL without a trailing slash), as every API entity and
-// webhook payload shows them: the SSH URL is git@<host>:<path>.git.
-func ProjectURLs(base, fullPath string) RepoURLs {
-	host := base
-	if u, err := url.Parse(base); err == nil && u.Hostname() != "" {
-		host = u.Hostname()
-	}
+// ProjectURLs are the URLs of the project at fullPath, as every API
+// entity and webhook payload shows them: base is the external URL without
+// a trailing slash, sshBase what SSH clone URLs start with
+// (config.SSHCloneBase: "git@host:" or "ssh://git@host:port/").
+func ProjectURLs(base, sshBase, fullPath string) RepoURLs {
 	web := base + "/" + fullPath
-	return RepoURLs{Web: web, SSH: "git@" + host + ":" + fullPath + ".git", HTTP: web + ".git"}
+	return RepoURLs{Web: web, SSH: sshBase + fullPath + ".git", HTTP: web + ".git"}
 }

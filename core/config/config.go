@@ -5,7 +5,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -25,6 +27,7 @@ type Config struct {
 	Blob        Blob          `koanf:"blob"`
 	Runner      Runner        `koanf:"runner"`
 	Webhooks    Webhooks      `koanf:"webhooks"`
+	SSH         SSH           `koanf:"ssh"`
 	Shutdown    time.Duration `koanf:"shutdown_timeout"`
 }
 
@@ -71,6 +74,25 @@ type Runner struct {
 // gs://) URL, so that several nodes share them.
 type Blob struct {
 	URL string `koanf:"url"`
+}
+
+// SSH configures the built-in SSH server that serves git to users' and
+// deploy keys.
+type SSH struct {
+	// Listen is the address `hearth serve` accepts SSH on; empty turns
+	// the server off.
+	Listen string `koanf:"listen"`
+	// ExternalHost and ExternalPort are what clone URLs name
+	// (ssh_url_to_repo); empty and 0 take external_url's host and the
+	// port of Listen.
+	ExternalHost string `koanf:"external_host"`
+	ExternalPort int    `koanf:"external_port"`
+	// LoginTimeout bounds a connection's handshake and authentication.
+	LoginTimeout time.Duration `koanf:"login_timeout"`
+	// IdleTimeout closes a connection with no traffic either way this long.
+	IdleTimeout time.Duration `koanf:"idle_timeout"`
+	// MaxSessionsPerIP caps the connections open at once from one address.
+	MaxSessionsPerIP int `koanf:"max_sessions_per_ip"`
 }
 
 // Webhooks configures project hooks.
@@ -198,6 +220,12 @@ func Default() Config {
 			Retention:    7 * 24 * time.Hour,
 			PollInterval: time.Second,
 		},
+		SSH: SSH{
+			Listen:           "127.0.0.1:2222",
+			LoginTimeout:     30 * time.Second,
+			IdleTimeout:      10 * time.Minute,
+			MaxSessionsPerIP: 32,
+		},
 		Shutdown: 15 * time.Second,
 	}
 }
@@ -260,7 +288,46 @@ func (c *Config) Validate() error {
 		w.DisableAfter < 0 || w.Retention <= 0 || w.PollInterval <= 0 {
 		errs = append(errs, errors.New("webhooks: workers and disable_after_failures must not be negative, max_attempts must be at least 1, and timeout, retry_backoff, retention and poll_interval must be positive"))
 	}
+	if s := c.SSH; s.Listen != "" || s.ExternalPort != 0 {
+		if s.Listen != "" {
+			if _, port, err := net.SplitHostPort(s.Listen); err != nil || port == "" {
+				errs = append(errs, fmt.Errorf("ssh.listen %q is not host:port", s.Listen))
+			}
+		}
+		if s.ExternalPort < 0 || s.ExternalPort > 65535 {
+			errs = append(errs, fmt.Errorf("ssh.external_port %d is not a port", s.ExternalPort))
+		}
+		if s.Listen != "" && (s.LoginTimeout <= 0 || s.IdleTimeout <= 0 || s.MaxSessionsPerIP <= 0) {
+			errs = append(errs, errors.New("ssh.login_timeout, ssh.idle_timeout and ssh.max_sessions_per_ip must be positive"))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// SSHCloneBase is what a project's SSH clone URL starts with, its full
+// path and ".git" following: "git@host:" on port 22, as GitLab writes it,
+// and "ssh://git@host:port/" on any other (scp-like URLs cannot name a
+// port). The host is ssh.external_host or external_url's; the port
+// ssh.external_port or, when 0, the port of ssh.listen (22 when the
+// server is off).
+func (c *Config) SSHCloneBase() string {
+	host := c.SSH.ExternalHost
+	if host == "" {
+		host = c.BaseURL()
+		if u, err := url.Parse(c.ExternalURL); err == nil && u.Hostname() != "" {
+			host = u.Hostname()
+		}
+	}
+	port := c.SSH.ExternalPort
+	if port == 0 && c.SSH.Listen != "" {
+		if _, p, err := net.SplitHostPort(c.SSH.Listen); err == nil {
+			port, _ = strconv.Atoi(p)
+		}
+	}
+	if port == 0 || port == 22 {
+		return "git@" + host + ":"
+	}
+	return "ssh://git@" + net.JoinHostPort(host, strconv.Itoa(port)) + "/"
 }
 
 // BaseURL is the external URL without a trailing slash.

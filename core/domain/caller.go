@@ -13,6 +13,9 @@ type Caller struct {
 	// Job is the CI job whose token was presented (JOB-TOKEN, or git's
 	// gitlab-ci-token): the caller acts as the job's user, for reads only.
 	Job *Job
+	// DeployKey is set, and User nil, when an SSH deploy key signed in:
+	// it may fetch from (and with CanPush push to) its projects only.
+	DeployKey *DeployKeyAccess
 }
 
 // IsAdmin reports whether the caller acts with administrator rights.
@@ -24,6 +27,16 @@ func (c *Caller) UserID() int64 {
 		return 0
 	}
 	return c.User.ID
+}
+
+// ActorID is who an action is recorded as: the acting user, or the user
+// who added the deploy key that signed in (0 when anonymous, or when that
+// user is gone).
+func (c *Caller) ActorID() int64 {
+	if c != nil && c.User == nil && c.DeployKey != nil {
+		return c.DeployKey.Key.UserID
+	}
+	return c.UserID()
 }
 
 // Impersonated reports whether the caller uses an impersonation token.

@@ -58,6 +58,9 @@ type KeyStore interface {
 	ListByUser(ctx context.Context, userID int64, p domain.Page) ([]domain.SSHKey, int, error)
 	// Delete removes the user's key; core.ErrNotFound when it is not theirs or absent.
 	Delete(ctx context.Context, userID, id int64) error
+	// ByFingerprint returns the user key with this fingerprint (GitLab's
+	// MD5 form); core.ErrNotFound when none (deploy keys are not user keys).
+	ByFingerprint(ctx context.Context, fingerprint string) (*domain.SSHKey, error)
 }
 
 // EmailStore keeps secondary emails, unique against every address of every user.

@@ -98,7 +98,7 @@ func (s *Service) recordPush(ctx context.Context, ev domain.PushEvent) error {
 }
 
 func (s *Service) pushData(ev domain.PushEvent, p *domain.Project, fullPath string, pusher *domain.User) pushData {
-	urls := apijson.ProjectURLs(s.p.Config.BaseURL(), fullPath)
+	urls := apijson.ProjectURLs(s.p.Config.BaseURL(), s.p.Config.SSHCloneBase(), fullPath)
 	d := pushData{
 		Before: ev.Before,
 		After:  ev.After,

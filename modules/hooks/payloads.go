@@ -28,7 +28,7 @@ func (s *Service) projectInput(ctx context.Context, id int64) (apijson.HookProje
 		return apijson.HookProjectInput{}, fmt.Errorf("read namespace of project %d: %w", id, err)
 	}
 	full := ns.FullPath + "/" + p.Path
-	urls := apijson.ProjectURLs(s.p.Config.BaseURL(), full)
+	urls := apijson.ProjectURLs(s.p.Config.BaseURL(), s.p.Config.SSHCloneBase(), full)
 	return apijson.HookProjectInput{
 		Project: *p, NamespaceName: ns.Name, FullPath: full,
 		WebURL: urls.Web, SSHURL: urls.SSH, HTTPURL: urls.HTTP,

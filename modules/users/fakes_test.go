@@ -274,6 +274,17 @@ func (s memKeys) Delete(_ context.Context, uid, id int64) error {
 	return nil
 }
 
+func (s memKeys) ByFingerprint(_ context.Context, fp string) (*domain.SSHKey, error) {
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	for _, k := range s.db.keys {
+		if k.Fingerprint == fp {
+			return &k, nil
+		}
+	}
+	return nil, core.NotFound("Key")
+}
+
 type memEmails struct{ db *memDB }
 
 func (s memEmails) Create(_ context.Context, e *domain.Email) error {

@@ -75,4 +75,12 @@ func (st *keyStore) Delete(ctx context.Context, userID, id int64) error {
 	return nil
 }
 
+func (st *keyStore) ByFingerprint(ctx context.Context, fingerprint string) (*domain.SSHKey, error) {
+	k, err := keyTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("fingerprint = ?", fingerprint))
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: key with fingerprint %s: %w", fingerprint, err)
+	}
+	return k, nil
+}
+
 var _ ports.KeyStore = (*keyStore)(nil)
