@@ -40,7 +40,7 @@ func BenchmarkIssueCreateSlowHook(b *testing.B) {
 		c.Webhooks.AllowLocalRequests = true
 		c.Webhooks.Timeout = 15 * time.Second
 	}))
-	for i, hooks := range []int{5, 1, 0, 5, 0} {
+	for i, hooks := range []int{0, 1, 5} {
 		var p struct{ ID int64 }
 		srv.JSON(b, http.MethodPost, "/projects", srv.RootToken, url.Values{"name": {fmt.Sprintf("hooks-%d-%d", hooks, i)}}, http.StatusCreated, &p)
 		for i := range hooks {

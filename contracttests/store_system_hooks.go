@@ -436,4 +436,34 @@ func storeHookDeliveryEnqueueFor(t *testing.T, s Stores) {
 	if _, total, _ := s.HookDeliveries.List(ctx, a.ID, domain.Page{Page: 1, PerPage: 10}); total != 1 {
 		t.Fatalf("hook a has %d deliveries after a rollback, want 1", total)
 	}
+	// The copies carry the body wherever they are read: claimed for
+	// sending, one by one, and after the others are pruned.
+	claimed := storeClaimDeliveries(t, s, "node-a", storeT0, time.Minute, 10)
+	if len(claimed) != 3 {
+		t.Fatalf("claimed %v, want the 3 queued", storeDeliveryIDs(claimed))
+	}
+	for _, c := range claimed {
+		if c.Payload != d.Payload {
+			t.Errorf("claimed delivery %d payload %q, want %q", c.ID, c.Payload, d.Payload)
+		}
+		at := domain.HookAttempt{Status: 200, At: storeT0.Add(time.Second)}
+		if c.HookID == a.ID {
+			at = domain.HookAttempt{Status: 500, At: storeT0.Add(time.Second), Retry: true, NextAt: storeT0.Add(time.Hour)}
+		}
+		if err := s.HookDeliveries.Finish(ctx, c.ID, "node-a", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pruned, err := s.HookDeliveries.Prune(ctx, storeT0.Add(time.Minute)); err != nil || pruned != 2 {
+		t.Fatalf("Prune = %d, %v; want the 2 delivered", pruned, err)
+	}
+	for _, c := range claimed {
+		if c.HookID != a.ID {
+			continue
+		}
+		got, err := s.HookDeliveries.Get(ctx, a.ID, c.ID)
+		if err != nil || got.Payload != d.Payload {
+			t.Fatalf("Get of the delivery left after Prune = %+v, %v; want payload %q", got, err, d.Payload)
+		}
+	}
 }

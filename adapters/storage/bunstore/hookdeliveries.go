@@ -33,6 +33,7 @@ type hookDeliveryRow struct {
 	HookID         int64      `bun:"hook_id"`
 	Event          string     `bun:"event"`
 	Payload        string     `bun:"payload"`
+	PayloadID      *int64     `bun:"payload_id"`
 	State          string     `bun:"state"`
 	Attempts       int        `bun:"attempts"`
 	MaxAttempts    int        `bun:"max_attempts"`
@@ -112,19 +113,68 @@ func (st *hookDeliveryStore) EnqueueFor(ctx context.Context, hookIDs []int64, d 
 		return 0, nil
 	}
 	row := queuedRow(d)
-	res, err := st.s.Conn(ctx).NewRaw(`INSERT INTO hook_deliveries
-(hook_id, event, payload, state, max_attempts, next_attempt_at, created_at, updated_at)
-SELECT id, ?, ?, ?, ?, ?, ?, ? FROM web_hooks WHERE id IN (?)`,
-		row.Event, row.Payload, row.State, row.MaxAttempts, row.NextAttemptAt, row.CreatedAt, row.UpdatedAt,
-		bun.In(hookIDs)).Exec(ctx)
+	var n int64
+	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		body := &hookPayloadRow{Payload: row.Payload, CreatedAt: row.CreatedAt}
+		if _, err := db.NewInsert().Model(body).Returning("id").Exec(ctx); err != nil {
+			return err
+		}
+		res, err := db.NewRaw(`INSERT INTO hook_deliveries
+(hook_id, event, payload, payload_id, state, max_attempts, next_attempt_at, created_at, updated_at)
+SELECT id, ?, '', ?, ?, ?, ?, ?, ? FROM web_hooks WHERE id IN (?)`,
+			row.Event, body.ID, row.State, row.MaxAttempts, row.NextAttemptAt, row.CreatedAt, row.UpdatedAt,
+			bun.In(hookIDs)).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("bunstore: enqueue %q deliveries to %d hooks: %w", d.Event, len(hookIDs), err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("bunstore: enqueue %q deliveries: %w", d.Event, err)
-	}
 	return int(n), nil
+}
+
+// hookPayloadRow is a body shared by the deliveries of one event.
+type hookPayloadRow struct {
+	bun.BaseModel `bun:"table:hook_payloads"`
+
+	ID        int64     `bun:"id,pk,autoincrement"`
+	Payload   string    `bun:"payload"`
+	CreatedAt time.Time `bun:"created_at"`
+}
+
+// withPayloads fills in the shared bodies of ds (one query, none when
+// every delivery holds its own).
+func withPayloads(ctx context.Context, db bun.IDB, ds []domain.HookDelivery) error {
+	var ids []int64
+	for _, d := range ds {
+		if d.Payload == "" {
+			ids = append(ids, d.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var bodies []struct {
+		ID      int64  `bun:"id"`
+		Payload string `bun:"payload"`
+	}
+	if err := db.NewRaw(`SELECT d.id, p.payload FROM hook_deliveries d JOIN hook_payloads p ON p.id = d.payload_id
+WHERE d.id IN (?)`, bun.In(ids)).Scan(ctx, &bodies); err != nil {
+		return fmt.Errorf("payloads of %d deliveries: %w", len(ids), err)
+	}
+	byID := make(map[int64]string, len(bodies))
+	for _, b := range bodies {
+		byID[b.ID] = b.Payload
+	}
+	for i := range ds {
+		if ds[i].Payload == "" {
+			ds[i].Payload = byID[ds[i].ID]
+		}
+	}
+	return nil
 }
 
 // Claim takes the due deliveries in one statement (see the comment at the
@@ -176,6 +226,9 @@ RETURNING *`
 	out := hookDeliveryTable.all(rows)
 	for i := range out {
 		out[i].Target = byHook[out[i].HookID]
+	}
+	if err := withPayloads(ctx, st.s.Conn(ctx), out); err != nil {
+		return nil, fmt.Errorf("bunstore: claim hook deliveries for %s: %w", node, err)
 	}
 	// RETURNING has no order: give the claim's.
 	slices.SortFunc(out, func(a, b domain.HookDelivery) int {
@@ -271,6 +324,11 @@ func recordHookAttempt(ctx context.Context, db bun.IDB, id int64, a domain.HookA
 
 func (st *hookDeliveryStore) Get(ctx context.Context, hookID, id int64) (*domain.HookDelivery, error) {
 	d, err := hookDeliveryTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("hd.hook_id = ? AND hd.id = ?", hookID, id))
+	if err == nil {
+		one := []domain.HookDelivery{*d}
+		err = withPayloads(ctx, st.s.Conn(ctx), one)
+		d = &one[0]
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: get delivery %d of hook %d: %w", id, hookID, err)
 	}
@@ -304,6 +362,9 @@ func (st *hookDeliveryStore) Record(ctx context.Context, d *domain.HookDelivery)
 func (st *hookDeliveryStore) List(ctx context.Context, hookID int64, p domain.Page) ([]domain.HookDelivery, int, error) {
 	out, n, err := hookDeliveryTable.page(ctx, st.s.Conn(ctx).NewSelect().Where("hd.hook_id = ?", hookID).
 		OrderExpr("hd.created_at DESC, hd.id DESC"), p)
+	if err == nil {
+		err = withPayloads(ctx, st.s.Conn(ctx), out)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("bunstore: list deliveries of hook %d: %w", hookID, err)
 	}
@@ -319,6 +380,13 @@ func (st *hookDeliveryStore) Prune(ctx context.Context, before time.Time) (int, 
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, fmt.Errorf("bunstore: prune hook deliveries: %w", err)
+	}
+	// Bodies left without deliveries: those just pruned, and those of
+	// deleted hooks. A body is written with its deliveries in one
+	// transaction, so an unreferenced one is never about to be used.
+	if _, err := st.s.Conn(ctx).NewRaw(`DELETE FROM hook_payloads WHERE created_at < ?
+AND NOT EXISTS (SELECT 1 FROM hook_deliveries d WHERE d.payload_id = hook_payloads.id)`, ts(before)).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("bunstore: prune hook payloads: %w", err)
 	}
 	return int(n), nil
 }

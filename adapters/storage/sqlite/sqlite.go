@@ -2,8 +2,9 @@
 // pure-Go modernc.org/sqlite driver, so embedders need no cgo.
 //
 // Concurrent writers must never see SQLITE_BUSY. WAL lets readers run beside
-// the single writer; busy_timeout makes a writer wait for the lock instead of
-// failing; and immediate transactions (_txlock=immediate) take the write lock
+// the single writer; writers of this process queue at a gate in Go
+// (writegate.go) and busy_timeout makes any other writer wait for the lock
+// instead of failing; and immediate transactions (_txlock=immediate) take the write lock
 // at BEGIN. The last matters because busy_timeout cannot help a deferred
 // transaction that read first and then tries to write while another writer
 // committed in between: SQLite fails that upgrade at once with SQLITE_BUSY.
@@ -21,12 +22,17 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 )
+
+// busyWait is how long a writer waits for the one ahead, at the gate
+// and (for other processes) in SQLite's busy handler.
+const busyWait = 10 * time.Second
 
 // pragmas are applied by the driver to every new connection.
 const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
@@ -43,7 +49,7 @@ func Open(ctx context.Context, path string) (*bun.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
-	conn, err := newConnector(path + "?" + pragmas)
+	conn, err := newConnector(path+"?"+pragmas, busyWait)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
 	msqlite "modernc.org/sqlite"
 
@@ -25,15 +26,18 @@ const stmtCacheSize = 256
 // and other values reuses the plan.
 
 // connector opens connections of the modernc driver wrapped with a statement
-// cache.
-type connector struct{ base driver.Connector }
+// cache, their writers queued at one gate (see writegate.go).
+type connector struct {
+	base driver.Connector
+	gate *writeGate
+}
 
-func newConnector(dsn string) (connector, error) {
+func newConnector(dsn string, busyWait time.Duration) (connector, error) {
 	base, err := msqlite.NewConnector(dsn)
 	if err != nil {
 		return connector{}, err
 	}
-	return connector{base}, nil
+	return connector{base: base, gate: newWriteGate(busyWait)}, nil
 }
 
 func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -41,7 +45,11 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newCachingConn(inner)
+	cc, err := newCachingConn(inner)
+	if err != nil {
+		return nil, err
+	}
+	return &gatedConn{cachingConn: cc, gate: c.gate}, nil
 }
 
 func (c connector) Driver() driver.Driver { return c.base.Driver() }

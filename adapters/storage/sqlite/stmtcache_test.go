@@ -59,7 +59,7 @@ func TestCachedStatements(t *testing.T) {
 		}
 	}
 	if err := conn.Raw(func(dc any) error {
-		c := dc.(*cachingConn)
+		c := dc.(*gatedConn).cachingConn
 		if _, ok := c.stmts[`SELECT name FROM t WHERE id = ?`]; !ok {
 			t.Errorf("no cached statement for the shape; cached: %v", c.lru.Len())
 		}
