@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -282,7 +283,13 @@ func (s *Server) authenticate(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Pe
 		err = errors.New("no caller for the key")
 	}
 	if err != nil {
-		s.log.Info("ssh key refused", zap.String("remote", meta.RemoteAddr().String()),
+		// An unknown key is routine (clients offer every key they have);
+		// anything else means the store failed and an admin should know.
+		level := zap.InfoLevel
+		if !errors.Is(err, core.ErrUnauthenticated) {
+			level = zap.ErrorLevel
+		}
+		s.log.Log(level, "ssh key refused", zap.String("remote", meta.RemoteAddr().String()),
 			zap.String("login", meta.User()), zap.String("key_type", key.Type()),
 			zap.String("fingerprint", fp), zap.Error(err))
 		return nil, fmt.Errorf("sshserver: key refused: %w", err)
