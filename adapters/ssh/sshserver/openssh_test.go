@@ -15,10 +15,21 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// TestOpenSSHClient talks to the server with the real ssh(1): the welcome
-// without a command, a refused command's status, and a git command with
-// stdin, stdout and GIT_PROTOCOL passed as git sends it (SetEnv).
-func TestOpenSSHClient(t *testing.T) {
+// opensshClient is ssh(1) set up to sign in to a test server with a key
+// of its own and to trust only the server's host keys.
+type opensshClient struct {
+	bin        string
+	args       []string // options before the destination
+	port       string
+	keyFile    string
+	knownHosts string
+}
+
+// newOpenSSHClient makes a key with ssh-keygen, allows it for e.caller and
+// writes a known_hosts file with the server's host keys. It skips the test
+// when OpenSSH is not installed.
+func newOpenSSHClient(t *testing.T, e *env) *opensshClient {
+	t.Helper()
 	sshBin, err := exec.LookPath("ssh")
 	if err != nil {
 		t.Skip("OpenSSH client (ssh) not installed; CI installs openssh-client")
@@ -27,8 +38,6 @@ func TestOpenSSHClient(t *testing.T) {
 	if err != nil {
 		t.Skip("ssh-keygen not installed; CI installs openssh-client")
 	}
-	e := startServer(t, nil)
-
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "id_ed25519")
 	if out, err := exec.Command(keygen, "-q", "-t", "ed25519", "-N", "", "-f", keyFile).CombinedOutput(); err != nil {
@@ -53,15 +62,25 @@ func TestOpenSSHClient(t *testing.T) {
 	if err := os.WriteFile(knownHosts, known.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return &opensshClient{bin: sshBin, port: port, keyFile: keyFile, knownHosts: knownHosts,
+		args: []string{"-F", "/dev/null", "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
+			"-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=" + knownHosts,
+			"-o", "GlobalKnownHostsFile=/dev/null", "-i", keyFile}}
+}
+
+// TestOpenSSHClient talks to the server with the real ssh(1): the welcome
+// without a command, a refused command's status, and a git command with
+// stdin, stdout and GIT_PROTOCOL passed as git sends it (SetEnv).
+func TestOpenSSHClient(t *testing.T) {
+	e := startServer(t, nil)
+	oc := newOpenSSHClient(t, e)
 
 	sshRun := func(stdin string, args ...string) (stdout, stderr string, status int) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		base := []string{"-F", "/dev/null", "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
-			"-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=" + knownHosts,
-			"-o", "GlobalKnownHostsFile=/dev/null", "-i", keyFile, "-p", port}
-		cmd := exec.CommandContext(ctx, sshBin, append(base, args...)...)
+		args = append(append(append([]string{}, oc.args...), "-p", oc.port), args...)
+		cmd := exec.CommandContext(ctx, oc.bin, args...)
 		cmd.Stdin = strings.NewReader(stdin)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -130,8 +130,13 @@ func (s *Server) HostKeys() []ssh.PublicKey {
 func (s *Server) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ln != nil || s.draining {
+	switch {
+	case s.draining:
+		return errors.New("sshserver: server shut down")
+	case s.ln != nil:
 		return errors.New("sshserver: already started")
+	case s.o.Listen == "":
+		return errors.New("sshserver: no listen address")
 	}
 	ln, err := net.Listen("tcp", s.o.Listen)
 	if err != nil {
