@@ -163,7 +163,9 @@ func (s *Server) Addr() net.Addr {
 // open. Sessions running (a push in progress) may finish until ctx is
 // done; then the remaining connections are closed and the sessions'
 // contexts cancelled. It returns once every goroutine of the server has
-// ended: nil when all finished in time, ctx's error otherwise.
+// ended (so it waits for GitShell.Run calls to return, which they do
+// promptly once their context is cancelled): nil when all finished in
+// time, ctx's error otherwise.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.draining = true

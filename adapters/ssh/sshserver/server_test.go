@@ -343,7 +343,7 @@ func TestMaxSessionsPerIP(t *testing.T) {
 }
 
 func TestIdleTimeout(t *testing.T) {
-	const idle = 300 * time.Millisecond
+	const idle = 500 * time.Millisecond
 	e := startServer(t, func(o *Options) { o.IdleTimeout = idle })
 
 	// A command streaming for several idle periods is not cut.
@@ -351,7 +351,7 @@ func TestIdleTimeout(t *testing.T) {
 		if cmd != "stream" {
 			return 0, false
 		}
-		tick := time.NewTicker(idle / 5)
+		tick := time.NewTicker(idle / 10)
 		defer tick.Stop()
 		for range 20 {
 			<-tick.C
