@@ -15,7 +15,10 @@
 //	adapters/blob               ports.BlobStore over gocloud.dev/blob (file://, s3://, gs://)
 //	adapters/bus/inproc         ports.EventBus in process
 //	adapters/secrets            ports.PasswordHasher (argon2id) and ports.TokenGenerator
-//	adapters/webhook/netguard   the SSRF guard for webhook URLs (ports.URLGuard, wired in app) and deliveries (not built yet: issue 15)
+//	adapters/webhook/netguard   the SSRF guard for webhook URLs (ports.URLGuard, wired in app) and their deliveries
+//	adapters/webhook/sender     ports.HookSender: one webhook POST through the guard
+//	adapters/ssh/sshserver      the SSH server (git over SSH): signs keys in through ports.KeyAuthenticator
+//	                            and runs commands through ports.GitShell, which the app wires in
 //
 // An adapter imports core and its own technology, never a module or the
 // app. The app chooses adapters at run time from configuration through

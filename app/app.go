@@ -305,7 +305,8 @@ func Serve() fx.Option {
 }
 
 // New builds the whole server: Core, every module, root bootstrap, the
-// listener and, when runner.builtin is on, the built-in runner.
+// listeners (HTTP, and SSH when ssh.listen is set) and, when
+// runner.builtin is on, the built-in runner.
 //
 // The listener comes last but for the built-in runner: fx runs start hooks
 // in the order they were registered, so migrations, module start-up work
@@ -314,7 +315,7 @@ func Serve() fx.Option {
 // listens.
 func New(cfg config.Config, extra ...fx.Option) *fx.App {
 	opts := append([]fx.Option{Core(cfg), Modules()}, extra...)
-	return fx.New(append(opts, Serve(), BuiltinRunner(cfg))...)
+	return fx.New(append(opts, Serve(), ServeSSH(), BuiltinRunner(cfg))...)
 }
 
 // Handler starts Hearth without a listener and returns its http.Handler for

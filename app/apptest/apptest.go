@@ -24,6 +24,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/hearth-forge/hearth/adapters/secrets"
+	"github.com/hearth-forge/hearth/adapters/ssh/sshserver"
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres/pgtest/migrated"
 	"github.com/hearth-forge/hearth/app"
@@ -65,6 +66,12 @@ type Server struct {
 	logQueries bool
 	logs       *syncBuffer
 	clock      *Clock
+	// SSHAddr is the SSH server's host:port and SSH the server, when
+	// started with the SSH option.
+	SSHAddr  string
+	SSH      *sshserver.Server
+	sshMu    sync.Mutex
+	sshUsers map[string]bool
 }
 
 // Clock is the server's clock: real time plus an offset tests can move.
@@ -88,6 +95,7 @@ func (s *Server) Advance(d time.Duration) {
 }
 
 type options struct {
+	ssh    bool
 	driver string
 	extra  []fx.Option
 	tune   func(*config.Config)
@@ -134,6 +142,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	if o.tune != nil {
 		o.tune(&cfg)
 	}
+	o.sshListen(t, &cfg)
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -154,6 +163,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		app.Bootstrap(nil),
 		fx.Populate(&s.Users, &s.Router, &s.Store, &s.Repos),
 	}, o.extra...)
+	extra = append(extra, o.sshOptions(s)...)
 	handler, stop, err := app.Handler(context.Background(), cfg, extra...)
 	if err != nil {
 		ts.Close()

@@ -261,6 +261,9 @@ func (t Target) Can(a Ability, on ...Object) bool {
 	if t.Caller != nil && t.Caller.Job != nil && !jobReadable[a] {
 		return false
 	}
+	if dk := t.deployKey(); dk != nil {
+		return deployKeyCan(t, dk, a)
+	}
 	if len(on) == 0 {
 		return r.decide(t, nil)
 	}
@@ -291,6 +294,32 @@ func Abilities() []Ability {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// deployKey is the deploy key acting, when no user does.
+func (t Target) deployKey() *domain.DeployKeyAccess {
+	if t.Caller == nil || t.Caller.User != nil {
+		return nil
+	}
+	return t.Caller.DeployKey
+}
+
+// deployKeyCan is all a deploy key may do, on the projects it is enabled
+// for: fetch the repository, and push to it when the key may push and
+// the project is not archived (GitLab's DeployKey#can_push_to?). Rules
+// that need a member's level, such as pushing to a protected branch,
+// find none.
+func deployKeyCan(t Target, dk *domain.DeployKeyAccess, a Ability) bool {
+	if !dk.EnabledFor(t.Project.ID) {
+		return false
+	}
+	switch a {
+	case ReadProject, DownloadCode:
+		return true
+	case PushCode:
+		return dk.Key.CanPush && !t.Project.Archived
+	}
+	return false
 }
 
 // signedIn: a user, not blocked, acts.

@@ -218,3 +218,33 @@ func TestJobCallerOnlyReads(t *testing.T) {
 		}
 	}
 }
+
+// TestDeployKeyCaller: a deploy key fetches from its projects and, with
+// can_push, pushes to unarchived ones; nothing else, anywhere.
+func TestDeployKeyCaller(t *testing.T) {
+	p := project(domain.Private, jobs)
+	for _, c := range []struct {
+		name     string
+		projects []int64
+		canPush  bool
+		archived bool
+		want     map[access.Ability]bool
+	}{
+		{"read-only key", []int64{p.ID}, false, false, map[access.Ability]bool{access.ReadProject: true, access.DownloadCode: true}},
+		{"pushing key", []int64{p.ID}, true, false, map[access.Ability]bool{access.ReadProject: true, access.DownloadCode: true, access.PushCode: true}},
+		{"pushing key, archived project", []int64{p.ID}, true, true, map[access.Ability]bool{access.ReadProject: true, access.DownloadCode: true}},
+		{"key of another project", []int64{p.ID + 1}, true, false, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := *p
+			q.Archived = c.archived
+			tg := access.Target{Project: &q, Rights: access.Rights{Read: true},
+				Caller: &domain.Caller{DeployKey: &domain.DeployKeyAccess{Key: domain.DeployKey{CanPush: c.canPush}, Projects: c.projects}}}
+			for _, a := range access.Abilities() {
+				if got := tg.Can(a); got != c.want[a] {
+					t.Errorf("%s: %v, want %v", a, got, c.want[a])
+				}
+			}
+		})
+	}
+}

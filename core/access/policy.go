@@ -83,6 +83,11 @@ func (p *Policy) project(ctx context.Context, caller *domain.Caller, proj *domai
 	if caller != nil && caller.Job != nil {
 		r = jobRights(r, caller.Job, proj)
 	}
+	if u == nil && caller != nil && caller.DeployKey != nil {
+		// A deploy key sees the projects it is enabled for and no other,
+		// public ones included (GitLab's DeployKey#has_access_to?).
+		r = Rights{Read: caller.DeployKey.EnabledFor(proj.ID)}
+	}
 	return r, loaded, st, nil
 }
 

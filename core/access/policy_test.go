@@ -265,6 +265,12 @@ func TestProjectLevels(t *testing.T) {
 		{"member of an unrelated group", func(w *world) {
 			w.members = append(w.members, domain.Member{Source: domain.MemberOfGroup, SourceID: 20, UserID: 2, AccessLevel: domain.Owner})
 		}, caller(bob), 110, domain.Private, 0, false, false},
+		// Deploy keys: their projects only, whatever the visibility; no
+		// level, so no member's rule applies to them.
+		{"deploy key of the project", nil, &domain.Caller{DeployKey: &domain.DeployKeyAccess{Projects: []int64{100, 110}}},
+			110, domain.Private, 0, true, false},
+		{"deploy key of another project, public", nil, &domain.Caller{DeployKey: &domain.DeployKeyAccess{Projects: []int64{100}}},
+			110, domain.Public, 0, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,17 +20,21 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// TestGitHTTPCloneCommitPushFetch clones an empty project, pushes the
+// TestGitCloneCommitPushFetch clones an empty project, pushes the
 // default branch and a new branch, clones and fetches them back, and checks
-// the push events and the repository the API reads.
-func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
+// the push events and the repository the API reads, over each transport.
+func TestGitCloneCommitPushFetch(t *testing.T) {
 	t.Parallel()
-	s := newRepoServer(t)
+	forTransports(t, testCloneCommitPushFetch)
+}
+
+func testCloneCommitPushFetch(t *testing.T, tr transport) {
+	s := newRepoServer(t, tr.opts...)
 	devID, _ := s.User("dev")
 	p := s.hosted("alpha", "private", 0)
 	s.member(p.ID, devID, domain.Developer)
 	git := gitClient{t}
-	remote := s.remote(p.Path, "dev", password("dev"))
+	remote := tr.remote(s, p.Path, "dev")
 
 	work := git.clone(remote) // empty repository
 	first := git.commit(work, "README.md", "hello\n")
@@ -108,20 +112,25 @@ func TestGitHTTPCloneCommitPushFetch(t *testing.T) {
 	}
 }
 
-// TestGitHTTPProtectedBranches checks GitLab's push rules: protected
-// branches take pushes from masters (and developers when allowed), never
-// force-pushes or deletions, and the message reaches git's output.
-func TestGitHTTPProtectedBranches(t *testing.T) {
+// TestGitProtectedBranches checks GitLab's push rules over each
+// transport: protected branches take pushes from masters (and developers
+// when allowed), never force-pushes or deletions, and the message reaches
+// git's output.
+func TestGitProtectedBranches(t *testing.T) {
 	t.Parallel()
-	s := newRepoServer(t)
+	forTransports(t, testProtectedBranches)
+}
+
+func testProtectedBranches(t *testing.T, tr transport) {
+	s := newRepoServer(t, tr.opts...)
 	devID, _ := s.User("dev")
 	masterID, _ := s.User("boss")
 	p := s.hosted("guarded", "private", 0)
 	s.member(p.ID, devID, domain.Developer)
 	s.member(p.ID, masterID, domain.Master)
 	git := gitClient{t}
-	asMaster := s.remote(p.Path, "boss", password("boss"))
-	asDev := s.remote(p.Path, "dev", password("dev"))
+	asMaster := tr.remote(s, p.Path, "boss")
+	asDev := tr.remote(s, p.Path, "dev")
 
 	w := git.clone(asMaster)
 	base := git.commit(w, "a.txt", "a\n")

@@ -1,7 +1,7 @@
 // Package repository is the repository module: GitLab 9.x's branches, tags
 // and releases, commits (list, get, multi-file commits, cherry-pick, diff,
 // comments), tree, files, blobs, compare and archive under /api/v4, and git
-// smart HTTP at /<namespace>/<project>.git.
+// smart HTTP at /<namespace>/<project>.git and over SSH (GitShell).
 //
 // routes.go lists every endpoint; the handlers*.go files decode requests,
 // call one use case and render. The use cases (branches.go, tags.go,
@@ -19,10 +19,12 @@ import (
 	"github.com/hearth-forge/hearth/core/httpx"
 )
 
-// Module provides *Service, the API routes and the git HTTP routes.
+// Module provides *Service, the API routes, the git HTTP routes and
+// ports.GitShell (git over SSH, for the SSH server).
 var Module = fx.Module("repository",
 	fx.Provide(
 		NewService,
+		NewGitShell,
 		httpx.AsRoutes(apiRoutes),
 		httpx.AsRoutes(gitRoutes),
 	),

@@ -45,6 +45,13 @@ func (e pushDenied) Error() string { return "GitLab: " + string(e) }
 // nothing was written to w. Push events follow what the refs hold once git
 // is done, whether or not the client stayed to read the answer.
 func (g *GitRepo) ReceivePack(ctx context.Context, push PushRequest, protocol string, in io.Reader, w io.Writer) error {
+	return g.receive(ctx, push, protocol, in, w, true)
+}
+
+// receive is ReceivePack; without early, a checked receiver alone
+// decides (after the pack arrived), as over SSH, where a refusal before
+// reading the pack would cut the client off.
+func (g *GitRepo) receive(ctx context.Context, push PushRequest, protocol string, in io.Reader, w io.Writer, early bool) error {
 	if g.service != receivePack {
 		return fmt.Errorf("receive-pack on a repository opened for %s", g.service)
 	}
@@ -57,7 +64,11 @@ func (g *GitRepo) ReceivePack(ctx context.Context, push PushRequest, protocol st
 	pol := pushPolicy{t: g.t, rules: rules}
 
 	// Rules that need no pushed object, before git runs.
+	_, checked := s.p.Transport.(ports.CheckedReceiver)
 	for _, c := range push.commands {
+		if !early && checked {
+			break
+		}
 		if err := pol.check(c, false); err != nil {
 			return err
 		}
@@ -198,7 +209,7 @@ func (s *Service) publishPushes(ctx context.Context, p *domain.Project, caller *
 // hold the command's new value (the update was refused, or another push
 // moved it since).
 func (s *Service) pushEvent(ctx context.Context, p *domain.Project, repo string, caller *domain.Caller, c domain.RefUpdate) (domain.PushEvent, bool, error) {
-	ev := domain.PushEvent{ProjectID: p.ID, Actor: caller.UserID(), Ref: c.Ref, Before: c.OldID, After: c.NewID, At: s.now()}
+	ev := domain.PushEvent{ProjectID: p.ID, Actor: caller.ActorID(), Ref: c.Ref, Before: c.OldID, After: c.NewID, At: s.now()}
 	head, known, err := s.refHead(ctx, repo, c.Ref)
 	if err != nil || !known {
 		return ev, false, err

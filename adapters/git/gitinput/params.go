@@ -22,6 +22,18 @@ func (c Checker) Transport(service, protocol string) error {
 	return nil
 }
 
+// Session checks a service of a full-duplex session (git over SSH):
+// "git-upload-pack" or "git-upload-archive", and the client's
+// GIT_PROTOCOL as Transport does.
+func (c Checker) Session(service, protocol string) error {
+	switch service {
+	case "git-upload-pack", "git-upload-archive":
+	default:
+		return c.invalidf("unknown session service %q", service)
+	}
+	return c.Transport("git-upload-pack", protocol)
+}
+
 // Archive checks an archive format ("tar", "tar.gz", "tar.bz2", "zip") and
 // returns prefix as every path of the archive starts with it: clean, with
 // a trailing "/" ("" for none).

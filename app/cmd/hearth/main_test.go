@@ -24,15 +24,15 @@ import (
 func TestServeFromScratch(t *testing.T) {
 	bin := hearthBinary(t)
 	work := t.TempDir()
-	addr := freeAddr(t)
-	// Nothing but the listen address: the defaults must be enough.
+	addr, sshAddr := freeAddr(t), freeAddr(t)
+	// Nothing but the listen addresses: the defaults must be enough.
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "HEARTH_") {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "HEARTH_LISTEN="+addr)
+	env = append(env, "HEARTH_LISTEN="+addr, "HEARTH_SSH__LISTEN="+sshAddr)
 
 	// Admin commands on a fresh database (they migrate first).
 	run := func(args ...string) string {

@@ -85,7 +85,7 @@ func startNode(t *testing.T, work string, settings map[string]string) *node {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "HEARTH_LISTEN="+addr, "HEARTH_EXTERNAL_URL=http://"+addr, "HEARTH_ROOT__PASSWORD="+rootPassword,
+	env = append(env, "HEARTH_LISTEN="+addr, "HEARTH_SSH__LISTEN=127.0.0.1:0", "HEARTH_EXTERNAL_URL=http://"+addr, "HEARTH_ROOT__PASSWORD="+rootPassword,
 		"HEARTH_LOG__LEVEL=warn")
 	for k, v := range settings {
 		env = append(env, k+"="+v)

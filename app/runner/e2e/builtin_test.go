@@ -62,6 +62,7 @@ func TestConfigFromEnvironment(t *testing.T) {
 func serve(t *testing.T, cfg config.Config) (*apptest.Server, func()) {
 	t.Helper()
 	var svc *users.Service
+	cfg.SSH.Listen = "" // not what these tests are about
 	a := app.New(cfg,
 		fx.Decorate(func() *zap.Logger { return zap.NewNop() }),
 		fx.Decorate(func() ports.PasswordHasher { return secrets.NewFastArgon2Hasher() }),

@@ -1,0 +1,143 @@
+package repository_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hearth-forge/hearth/app/apptest"
+	"github.com/hearth-forge/hearth/core/domain"
+)
+
+// transport is one way git reaches the server. The transport contract
+// (clone, push, fetch, push events, protected branches, who may do what)
+// runs over each from the same tests; what differs is how a user signs
+// in and how git words a refusal it did not get from the server.
+type transport struct {
+	name string
+	opts []apptest.Option
+	// remote is the URL user reaches path by, signed in as user.
+	remote func(s *repoServer, path, user string) string
+	// notFound and authFailed are what git prints when the project is
+	// hidden from the caller and when the credentials are refused.
+	notFound, authFailed string
+}
+
+func transports() []transport {
+	return []transport{
+		{
+			name: "http",
+			remote: func(s *repoServer, path, user string) string {
+				secret := password(user)
+				if user == "root" {
+					secret = apptest.RootPassword
+				}
+				return s.remote(path, user, secret)
+			},
+			notFound:   "not found",
+			authFailed: "Authentication failed",
+		},
+		{
+			name:       "ssh",
+			opts:       []apptest.Option{apptest.SSH()},
+			remote:     func(s *repoServer, path, user string) string { return s.SSHRemote(s.T, path, user) },
+			notFound:   "GitLab: The project you were looking for could not be found.",
+			authFailed: "Permission denied (publickey)",
+		},
+	}
+}
+
+// forTransports runs test once per transport, in parallel.
+func forTransports(t *testing.T, test func(t *testing.T, tr transport)) {
+	for _, tr := range transports() {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, tr)
+		})
+	}
+}
+
+// TestGitAccessMatrix: who may clone and push which project, over each
+// transport, with the same refusals (git over HTTP's own statuses and
+// challenges are in TestGitHTTPAccess).
+func TestGitAccessMatrix(t *testing.T) {
+	t.Parallel()
+	forTransports(t, testAccessMatrix)
+}
+
+func testAccessMatrix(t *testing.T, tr transport) {
+	s := newRepoServer(t, tr.opts...)
+	devID, _ := s.User("dev")
+	reporterID, _ := s.User("rep")
+	guestID, _ := s.User("guest")
+	s.User("stranger")
+	blockedID, _ := s.User("blocked")
+	priv := s.hosted("secret", "private", 0)
+	pub := s.hosted("open", "public", 0)
+	internal := s.hosted("inside", "internal", 0)
+	for _, id := range []int64{priv.ID, pub.ID} {
+		s.member(id, devID, domain.Developer)
+	}
+	s.member(priv.ID, reporterID, domain.Reporter)
+	s.member(priv.ID, guestID, domain.Guest)
+	s.member(priv.ID, blockedID, domain.Developer)
+	git := gitClient{t}
+	for _, p := range []hosted{priv, pub, internal} {
+		w := git.clone(tr.remote(s, p.Path, "root"))
+		git.commit(w, "README.md", p.Path+"\n")
+		git.run(w, "push", "-q", "origin", "master")
+	}
+	// Remotes of the blocked user are made (and the key registered)
+	// before the block.
+	blockedRemote := tr.remote(s, priv.Path, "blocked")
+	s.Expect(201, "POST", fmt.Sprintf("/users/%d/block", blockedID), s.RootToken, nil)
+
+	const (
+		noDownload = "You are not allowed to download code from this project."
+		noPush     = "You are not allowed to push code to this project."
+	)
+	cases := []struct {
+		user    string
+		project hosted
+		push    bool
+		refusal string // "" when allowed
+	}{
+		{"dev", priv, true, ""},
+		{"rep", priv, false, ""},
+		{"rep", priv, true, noPush},
+		{"guest", priv, false, noDownload},
+		{"stranger", priv, false, tr.notFound},
+		{"stranger", internal, false, ""},
+		{"stranger", internal, true, noPush},
+		{"stranger", pub, false, ""},
+		{"dev", pub, true, ""},
+	}
+	for _, c := range cases {
+		remote := tr.remote(s, c.project.Path, c.user)
+		what := c.user + " clone " + c.project.Path
+		if !c.push {
+			if c.refusal == "" {
+				git.clone(remote)
+				continue
+			}
+			if out := git.fails("", "clone", remote, t.TempDir()+"/x"); !strings.Contains(out, c.refusal) {
+				t.Errorf("%s: %s\nwant %q", what, out, c.refusal)
+			}
+			continue
+		}
+		what = c.user + " push " + c.project.Path
+		w := git.clone(tr.remote(s, c.project.Path, "root"))
+		git.run(w, "remote", "set-url", "origin", remote)
+		git.commit(w, c.user+".txt", c.user+"\n")
+		if c.refusal == "" {
+			git.run(w, "push", "-q", "origin", "HEAD:refs/heads/"+c.user)
+			continue
+		}
+		if out := git.fails(w, "push", "origin", "HEAD:refs/heads/"+c.user); !strings.Contains(out, c.refusal) {
+			t.Errorf("%s: %s\nwant %q", what, out, c.refusal)
+		}
+	}
+	if out := git.fails("", "clone", blockedRemote, t.TempDir()+"/x"); !strings.Contains(out, tr.authFailed) {
+		t.Errorf("blocked user: %s\nwant %q", out, tr.authFailed)
+	}
+}
