@@ -125,6 +125,7 @@ type Stores struct {
 	SystemHooks       ports.SystemHookStore
 	HookRouter        ports.HookRouter
 	HookDeliveries    ports.HookDeliveryStore
+	DeployKeys        ports.DeployKeyStore
 	Tx                ports.TxManager
 	Pinger            ports.Pinger
 }
@@ -140,7 +141,7 @@ func storesOf(s *bunstore.Store) Stores {
 		Snippets: s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
 		Variables: s.Variables(), Artifacts: s.Artifacts(), Hooks: s.Hooks(),
 		SystemHooks: s.SystemHooks(), HookRouter: s.HookRouter(), HookDeliveries: s.HookDeliveries(),
-		Tx: s.Tx(), Pinger: s,
+		DeployKeys: s.DeployKeys(), Tx: s.Tx(), Pinger: s,
 	}
 }
 
