@@ -31,6 +31,7 @@ import (
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
 	"github.com/hearth-forge/hearth/modules/ci"
+	"github.com/hearth-forge/hearth/modules/deploykeys"
 	"github.com/hearth-forge/hearth/modules/events"
 	"github.com/hearth-forge/hearth/modules/groups"
 	"github.com/hearth-forge/hearth/modules/hooks"
@@ -248,7 +249,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module, deploykeys.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a
