@@ -31,6 +31,7 @@ import (
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
 	"github.com/hearth-forge/hearth/modules/ci"
+	"github.com/hearth-forge/hearth/modules/deploykeys"
 	"github.com/hearth-forge/hearth/modules/events"
 	"github.com/hearth-forge/hearth/modules/groups"
 	"github.com/hearth-forge/hearth/modules/hooks"
@@ -125,6 +126,7 @@ type Stores struct {
 	SystemHooks       ports.SystemHookStore
 	HookRouter        ports.HookRouter
 	HookDeliveries    ports.HookDeliveryStore
+	DeployKeys        ports.DeployKeyStore
 	Tx                ports.TxManager
 	Pinger            ports.Pinger
 }
@@ -140,7 +142,7 @@ func storesOf(s *bunstore.Store) Stores {
 		Snippets: s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
 		Variables: s.Variables(), Artifacts: s.Artifacts(), Hooks: s.Hooks(),
 		SystemHooks: s.SystemHooks(), HookRouter: s.HookRouter(), HookDeliveries: s.HookDeliveries(),
-		Tx: s.Tx(), Pinger: s,
+		DeployKeys: s.DeployKeys(), Tx: s.Tx(), Pinger: s,
 	}
 }
 
@@ -247,7 +249,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module, deploykeys.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a

@@ -57,7 +57,10 @@ type Stores struct {
 	HookRouter  ports.HookRouter
 	// HookDeliveries is the webhook outbox.
 	HookDeliveries ports.HookDeliveryStore
-	Tx             ports.TxManager
+	// DeployKeys share the fingerprints of Keys. An adapter without it
+	// skips the deploy key part (RunDeployKeyStoreSuite runs it alone).
+	DeployKeys ports.DeployKeyStore
+	Tx         ports.TxManager
 }
 
 // storeCase is one named subtest of RunStoreSuite.
@@ -211,7 +214,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), systemHookCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), systemHookCases(), deployKeyStoreCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {

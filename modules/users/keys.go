@@ -8,13 +8,12 @@ import (
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/sshkey"
 	"go.uber.org/zap"
 )
 
-// keyInvalid is GitLab 9.x's answer to a key that does not parse.
-func keyInvalid() core.FieldErrors {
-	return core.FieldErrors{"key": {"is invalid"}, "fingerprint": {"cannot be generated"}}
-}
+// maxTitleLength is GitLab 9.x's limit on a key's title.
+const maxTitleLength = 255
 
 // AddKey adds a public key to a user. Invalid keys and taken fingerprints are
 // 400s with GitLab's field map; an unknown user is 404.
@@ -30,21 +29,9 @@ func (s *Service) AddKey(ctx context.Context, userID int64, title, key string) (
 	case len([]rune(title)) > maxTitleLength:
 		errs.Add("title", fmt.Sprintf("is too long (maximum is %d characters)", maxTitleLength))
 	}
-	var parsed *PublicKey
-	if len(NormalizeKey(key)) > maxKeyLength {
-		errs.Add("key", fmt.Sprintf("is too long (maximum is %d characters)", maxKeyLength))
-	} else {
-		var err error
-		parsed, err = ParsePublicKey(key)
-		var small *keyTooSmallError
-		switch {
-		case errors.As(err, &small):
-			errs.Add("key", small.Error())
-		case err != nil:
-			for f, msgs := range keyInvalid() {
-				errs[f] = append(errs[f], msgs...)
-			}
-		}
+	parsed, keyErrs := sshkey.Check(key)
+	for f, msgs := range keyErrs {
+		errs.Add(f, msgs...)
 	}
 	if len(errs) > 0 {
 		return nil, core.Validation(errs)

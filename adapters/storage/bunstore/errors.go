@@ -31,7 +31,8 @@ func takenField(detail string) (field, label string, ok bool) {
 		return "username", "Username", true
 	case has("emails_email_key"):
 		return "email", "Email", true
-	case has("ssh_keys_fingerprint_key", "ssh_keys.fingerprint"):
+	case has("ssh_keys_fingerprint_key", "ssh_keys.fingerprint", "key_fingerprints_fingerprint_key", "key_fingerprints.fingerprint",
+		"deploy_keys_fingerprint_key", "deploy_keys.fingerprint"):
 		return "fingerprint", "Fingerprint", true
 	case has("users_identity_key", "users.provider, users.extern_uid"):
 		return "extern_uid", "Extern uid", true

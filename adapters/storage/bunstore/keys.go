@@ -45,7 +45,16 @@ func (st *keyStore) Create(ctx context.Context, k *domain.SSHKey) error {
 		Fingerprint: k.Fingerprint,
 		CreatedAt:   orNow(k.CreatedAt),
 	}
-	if err := st.s.insert(ctx, row, parentErr("User"), "id"); err != nil {
+	// The key takes its fingerprint in key_fingerprints too, where deploy
+	// keys take theirs: the unique index there keeps one fingerprint to
+	// one key of either kind.
+	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
+		if err := st.s.insert(ctx, row, parentErr("User"), "id"); err != nil {
+			return err
+		}
+		return st.s.insert(ctx, &fingerprintRow{Fingerprint: row.Fingerprint, SSHKeyID: &row.ID}, parentErr("Key"))
+	})
+	if err != nil {
 		return fmt.Errorf("bunstore: create key for user %d: %w", k.UserID, err)
 	}
 	*k = row.domain()

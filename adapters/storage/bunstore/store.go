@@ -47,6 +47,10 @@ func (s *Store) Users() ports.UserStore { return &userStore{s} }
 // Keys returns the SSH key store.
 func (s *Store) Keys() ports.KeyStore { return &keyStore{s} }
 
+// DeployKeys returns the store of deploy keys and the projects they are
+// enabled for.
+func (s *Store) DeployKeys() ports.DeployKeyStore { return &deployKeyStore{s} }
+
 // Emails returns the secondary email store.
 func (s *Store) Emails() ports.EmailStore { return &emailStore{s} }
 

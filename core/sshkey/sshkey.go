@@ -1,4 +1,8 @@
-package users
+// Package sshkey parses OpenSSH public keys with GitLab 9.x's rules: the
+// accepted types, minimum sizes and the MD5 fingerprint. Users' keys,
+// deploy keys and the SSH server share it; it uses only the standard
+// library.
+package sshkey
 
 import (
 	"crypto/ecdh"
@@ -14,20 +18,20 @@ import (
 
 // Key limits, as GitLab 9.x validates them.
 const (
-	maxKeyLength   = 5000 // characters of the key text
-	minRSABits     = 1024
-	maxRSABits     = 16384
-	minDSABits     = 1024
-	maxTitleLength = 255
+	MaxKeyLength = 5000 // characters of the key text
+	MinRSABits   = 1024
+	MaxRSABits   = 16384
+	MinDSABits   = 1024
 )
 
-// errInvalidKey is any key that is not a well-formed OpenSSH public key.
-var errInvalidKey = errors.New("invalid public key")
+// ErrInvalid is any key that is not a well-formed OpenSSH public key.
+var ErrInvalid = errors.New("invalid public key")
 
-// keyTooSmallError is a well-formed key below the size GitLab accepts.
-type keyTooSmallError struct{ min int }
+// TooSmallError is a well-formed key below the size GitLab accepts; its
+// message is GitLab's ("must be at least 1024 bits").
+type TooSmallError struct{ Min int }
 
-func (e *keyTooSmallError) Error() string { return fmt.Sprintf("must be at least %d bits", e.min) }
+func (e *TooSmallError) Error() string { return fmt.Sprintf("must be at least %d bits", e.Min) }
 
 // PublicKey is a parsed OpenSSH public key in authorized_keys form.
 type PublicKey struct {
@@ -42,8 +46,12 @@ type PublicKey struct {
 }
 
 // Fingerprint is GitLab 9.x's fingerprint: MD5 of the blob as colon-separated hex.
-func (k *PublicKey) Fingerprint() string {
-	sum := md5.Sum(k.Blob)
+func (k *PublicKey) Fingerprint() string { return Fingerprint(k.Blob) }
+
+// Fingerprint is GitLab 9.x's fingerprint of a key in SSH wire format
+// (what an SSH server is offered): MD5 of the blob as colon-separated hex.
+func Fingerprint(blob []byte) string {
+	sum := md5.Sum(blob)
 	h := hex.EncodeToString(sum[:])
 	var b strings.Builder
 	for i := 0; i < len(h); i += 2 {
@@ -64,39 +72,39 @@ func (k *PublicKey) String() string {
 	return s
 }
 
-// NormalizeKey removes line breaks (keys pasted from a terminal wrap) and
+// Normalize removes line breaks (keys pasted from a terminal wrap) and
 // surrounding space, as GitLab does before validating.
-func NormalizeKey(text string) string {
+func Normalize(text string) string {
 	text = strings.NewReplacer("\r", "", "\n", "").Replace(text)
 	return strings.TrimSpace(text)
 }
 
-// ParsePublicKey parses one OpenSSH public key line: type, base64 blob and
+// Parse parses one OpenSSH public key line: type, base64 blob and
 // an optional comment. The blob must decode, carry the declared type, and
 // hold a well-formed key of that type: RSA moduli of at least 1024 bits,
 // ECDSA points on their curve, 32-byte Ed25519 keys. Certificates and
 // authorized_keys options are not accepted. It uses only the standard library.
-func ParsePublicKey(text string) (*PublicKey, error) {
-	text = NormalizeKey(text)
-	if text == "" || len(text) > maxKeyLength {
-		return nil, errInvalidKey
+func Parse(text string) (*PublicKey, error) {
+	text = Normalize(text)
+	if text == "" || len(text) > MaxKeyLength {
+		return nil, ErrInvalid
 	}
 	fields := strings.Fields(text)
 	if len(fields) < 2 {
-		return nil, errInvalidKey
+		return nil, ErrInvalid
 	}
 	typ, b64 := fields[0], fields[1]
 	comment := strings.Join(fields[2:], " ")
 	blob, err := base64.StdEncoding.Strict().DecodeString(b64)
 	if err != nil {
 		if blob, err = base64.RawStdEncoding.Strict().DecodeString(b64); err != nil {
-			return nil, errInvalidKey
+			return nil, ErrInvalid
 		}
 	}
 	r := &wire{b: blob}
 	embedded, ok := r.str()
 	if !ok || string(embedded) != typ {
-		return nil, errInvalidKey
+		return nil, ErrInvalid
 	}
 	k := &PublicKey{Type: typ, Blob: blob, Comment: comment}
 	switch typ {
@@ -104,68 +112,68 @@ func ParsePublicKey(text string) (*PublicKey, error) {
 		e, ok1 := r.mpint()
 		n, ok2 := r.mpint()
 		if !ok1 || !ok2 || e.Sign() <= 0 || e.Bit(0) == 0 || e.Cmp(big.NewInt(3)) < 0 || n.Sign() <= 0 || n.Bit(0) == 0 {
-			return nil, errInvalidKey
+			return nil, ErrInvalid
 		}
 		k.Bits = n.BitLen()
-		if k.Bits > maxRSABits {
-			return nil, errInvalidKey
+		if k.Bits > MaxRSABits {
+			return nil, ErrInvalid
 		}
-		if k.Bits < minRSABits {
-			return nil, &keyTooSmallError{min: minRSABits}
+		if k.Bits < MinRSABits {
+			return nil, &TooSmallError{Min: MinRSABits}
 		}
 	case "ssh-dss":
 		var parts [4]*big.Int
 		for i := range parts {
 			v, ok := r.mpint()
 			if !ok || v.Sign() <= 0 {
-				return nil, errInvalidKey
+				return nil, ErrInvalid
 			}
 			parts[i] = v
 		}
 		k.Bits = parts[0].BitLen()
-		if k.Bits > maxRSABits {
-			return nil, errInvalidKey
+		if k.Bits > MaxRSABits {
+			return nil, ErrInvalid
 		}
-		if k.Bits < minDSABits {
-			return nil, &keyTooSmallError{min: minDSABits}
+		if k.Bits < MinDSABits {
+			return nil, &TooSmallError{Min: MinDSABits}
 		}
 	case "ssh-ed25519", "sk-ssh-ed25519@openssh.com":
 		pub, ok := r.str()
 		if !ok || len(pub) != 32 {
-			return nil, errInvalidKey
+			return nil, ErrInvalid
 		}
 		k.Bits = 256
 		if strings.HasPrefix(typ, "sk-") {
 			if app, ok := r.str(); !ok || len(app) == 0 {
-				return nil, errInvalidKey
+				return nil, ErrInvalid
 			}
 		}
 	case "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "sk-ecdsa-sha2-nistp256@openssh.com":
 		want := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(typ, "sk-"), "ecdsa-sha2-"), "@openssh.com")
 		curveName, ok := r.str()
 		if !ok || string(curveName) != want {
-			return nil, errInvalidKey
+			return nil, ErrInvalid
 		}
 		point, ok := r.str()
 		if !ok {
-			return nil, errInvalidKey
+			return nil, ErrInvalid
 		}
 		curve, bits := ecdhCurve(want)
 		// NewPublicKey accepts only an uncompressed point on the curve.
 		if _, err := curve.NewPublicKey(point); err != nil {
-			return nil, errInvalidKey
+			return nil, ErrInvalid
 		}
 		k.Bits = bits
 		if strings.HasPrefix(typ, "sk-") {
 			if app, ok := r.str(); !ok || len(app) == 0 {
-				return nil, errInvalidKey
+				return nil, ErrInvalid
 			}
 		}
 	default:
-		return nil, errInvalidKey
+		return nil, ErrInvalid
 	}
 	if len(r.b) != 0 {
-		return nil, errInvalidKey // trailing bytes
+		return nil, ErrInvalid // trailing bytes
 	}
 	return k, nil
 }
@@ -207,4 +215,23 @@ func (w *wire) mpint() (*big.Int, bool) {
 		return nil, false
 	}
 	return new(big.Int).SetBytes(s), true
+}
+
+// Check parses text as a key to store and returns GitLab 9.x's validation
+// messages by field when it may not be stored: too long, too small, or not
+// a well-formed key ({"key": ["is invalid"], "fingerprint": ["cannot be
+// generated"]}). The messages are nil when the key is fine.
+func Check(text string) (*PublicKey, map[string][]string) {
+	if len(Normalize(text)) > MaxKeyLength {
+		return nil, map[string][]string{"key": {fmt.Sprintf("is too long (maximum is %d characters)", MaxKeyLength)}}
+	}
+	k, err := Parse(text)
+	var small *TooSmallError
+	switch {
+	case errors.As(err, &small):
+		return nil, map[string][]string{"key": {small.Error()}}
+	case err != nil:
+		return nil, map[string][]string{"key": {"is invalid"}, "fingerprint": {"cannot be generated"}}
+	}
+	return k, nil
 }

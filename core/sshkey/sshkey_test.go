@@ -1,6 +1,7 @@
-package users
+package sshkey
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -8,10 +9,12 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -81,7 +84,7 @@ func TestParseGoGeneratedKeys(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.typ, func(t *testing.T) {
 			line := keyLine(c.typ, c.blob)
-			k, err := ParsePublicKey(line)
+			k, err := Parse(line)
 			if err != nil {
 				t.Fatalf("parse %s: %v", line, err)
 			}
@@ -121,7 +124,7 @@ func TestParseSSHKeygenKeys(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			k, err := ParsePublicKey(string(pub))
+			k, err := Parse(string(pub))
 			if err != nil {
 				t.Fatalf("parse %s: %v", pub, err)
 			}
@@ -149,7 +152,7 @@ func itoa(n int) string { return big.NewInt(int64(n)).String() }
 func TestParseWrappedKey(t *testing.T) {
 	line := keyLine("ssh-ed25519", ed25519Blob(t))
 	wrapped := "  " + line[:30] + "\r\n" + line[30:] + "\n"
-	k, err := ParsePublicKey(wrapped)
+	k, err := Parse(wrapped)
 	if err != nil {
 		t.Fatalf("wrapped key: %v", err)
 	}
@@ -163,7 +166,7 @@ func TestParseRejectsBadKeys(t *testing.T) {
 	ecdsa256 := ecdsaBlob(t, elliptic.P256(), "nistp256")
 	small, _ := new(big.Int).SetString(strings.Repeat("f", 128), 16) // 512 bits, odd
 	mod1024 := new(big.Int).Add(new(big.Int).Lsh(big.NewInt(1), 1023), big.NewInt(1))
-	huge := new(big.Int).Lsh(big.NewInt(1), maxRSABits+8)
+	huge := new(big.Int).Lsh(big.NewInt(1), MaxRSABits+8)
 	huge.Add(huge, big.NewInt(1))
 	b64 := base64.StdEncoding.EncodeToString
 
@@ -195,12 +198,12 @@ func TestParseRejectsBadKeys(t *testing.T) {
 		"rsa too large":      keyLine("ssh-rsa", rsaBlob(65537, huge)),
 		"negative mpint":     keyLine("ssh-rsa", negative),
 		"options prefix":     `no-pty ` + keyLine("ssh-ed25519", ed),
-		"over length":        "ssh-rsa " + strings.Repeat("A", maxKeyLength),
+		"over length":        "ssh-rsa " + strings.Repeat("A", MaxKeyLength),
 		"length field lying": "ssh-ed25519 " + b64([]byte{0, 0, 0, 0x7f, 's'}),
 	}
 	for name, key := range cases {
 		t.Run(name, func(t *testing.T) {
-			if k, err := ParsePublicKey(key); err == nil {
+			if k, err := Parse(key); err == nil {
 				t.Errorf("accepted %q as %+v", key, k)
 			}
 		})
@@ -209,17 +212,11 @@ func TestParseRejectsBadKeys(t *testing.T) {
 
 func TestSmallRSAKeyIsTooSmall(t *testing.T) {
 	n, _ := new(big.Int).SetString(strings.Repeat("f", 128), 16) // 512-bit odd modulus
-	_, err := ParsePublicKey(keyLine("ssh-rsa", rsaBlob(65537, n)))
-	var small *keyTooSmallError
-	if err == nil || !asTooSmall(err, &small) || small.Error() != "must be at least 1024 bits" {
+	_, err := Parse(keyLine("ssh-rsa", rsaBlob(65537, n)))
+	var small *TooSmallError
+	if !errors.As(err, &small) || small.Error() != "must be at least 1024 bits" {
 		t.Fatalf("512-bit RSA: %v", err)
 	}
-}
-
-func asTooSmall(err error, out **keyTooSmallError) bool {
-	e, ok := err.(*keyTooSmallError)
-	*out = e
-	return ok
 }
 
 func TestFingerprintKnownValue(t *testing.T) {
@@ -227,5 +224,33 @@ func TestFingerprintKnownValue(t *testing.T) {
 	k := &PublicKey{Blob: []byte("abc")}
 	if got := k.Fingerprint(); got != "90:01:50:98:3c:d2:4f:b0:d6:96:3f:7d:28:e1:7f:72" {
 		t.Errorf("fingerprint %s", got)
+	}
+}
+
+func TestCheckMessages(t *testing.T) {
+	small, _ := new(big.Int).SetString(strings.Repeat("f", 128), 16)
+	cases := map[string]struct {
+		key  string
+		want map[string][]string
+	}{
+		"invalid":   {"ssh-rsa AAAA", map[string][]string{"key": {"is invalid"}, "fingerprint": {"cannot be generated"}}},
+		"too small": {keyLine("ssh-rsa", rsaBlob(65537, small)), map[string][]string{"key": {"must be at least 1024 bits"}}},
+		"too long":  {"ssh-rsa " + strings.Repeat("A", MaxKeyLength), map[string][]string{"key": {"is too long (maximum is 5000 characters)"}}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			k, got := Check(c.key)
+			if k != nil || !reflect.DeepEqual(got, c.want) {
+				t.Errorf("Check = %v, %v; want nil, %v", k, got, c.want)
+			}
+		})
+	}
+	blob := ed25519Blob(t)
+	k, msgs := Check(" " + keyLine("ssh-ed25519", blob) + "\n")
+	if msgs != nil || k == nil || !bytes.Equal(k.Blob, blob) {
+		t.Fatalf("Check(valid) = %+v, %v", k, msgs)
+	}
+	if Fingerprint(blob) != k.Fingerprint() {
+		t.Errorf("Fingerprint(blob) %s != key's %s", Fingerprint(blob), k.Fingerprint())
 	}
 }
