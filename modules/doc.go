@@ -1,7 +1,8 @@
 // Package modules holds Hearth's features, one package each (users,
 // projects, groups, members, repository, mergerequests, issues, notes,
 // snippets, todos, events, meta, hooks for project and system webhooks
-// and their delivery, and CI: ci
+// and their delivery, deploykeys for deploy keys and SSH key sign-in, and
+// CI: ci
 // for pipelines and variables, jobs for the jobs and commit statuses API,
 // runners for the runner protocol and the runners API). Each is an fx module that the app
 // composes; your own module is built the same way and joins the same

@@ -186,3 +186,27 @@ func TestDeployKeyAndUserKeyShareFingerprints(t *testing.T) {
 		}
 	})
 }
+
+// TestProjectDeletionDisablesKeys: deleting a project disables its keys,
+// and deletes those it was the last project of, as GitLab does.
+func TestProjectDeletionDisablesKeys(t *testing.T) {
+	t.Parallel()
+	apptest.EachDriver(t, func(t *testing.T, c *apptest.Client) {
+		root := c.Srv.RootToken
+		p := apptest.ID(c.Project(root, "name", "p"))
+		x := apptest.ID(c.Project(root, "name", "x"))
+		shared, _ := newKey(t)
+		only, _ := newKey(t)
+		sharedID := apptest.ID(c.Expect(201, "POST", fmt.Sprintf("/projects/%d/deploy_keys", x), root, apptest.Form("title", "shared", "key", shared)).Object(t))
+		c.Expect(201, "POST", fmt.Sprintf("/projects/%d/deploy_keys/%d/enable", p, sharedID), root, nil)
+		c.Expect(201, "POST", fmt.Sprintf("/projects/%d/deploy_keys", x), root, apptest.Form("title", "only", "key", only))
+		c.Expect(202, "DELETE", fmt.Sprintf("/projects/%d", x), root, nil)
+		l := c.Expect(200, "GET", "/deploy_keys", root, nil).List(t)
+		if len(l) != 1 || apptest.ID(l[0]) != sharedID {
+			t.Fatalf("keys after the project's deletion: %v; want only %d", l, sharedID)
+		}
+		c.Expect(200, "GET", fmt.Sprintf("/projects/%d/deploy_keys/%d", p, sharedID), root, nil)
+		// The deleted key's fingerprint is free.
+		c.Expect(201, "POST", fmt.Sprintf("/projects/%d/deploy_keys", p), root, apptest.Form("title", "only", "key", only))
+	})
+}

@@ -15,14 +15,16 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// Module provides *Service, the routes, and the SSH key sign-in as
-// ports.KeyAuthenticator. Its ports (the deploy key, key, user and project
-// stores, the policy, Clock) come from the app.
+// Module provides *Service, the routes and the SSH key sign-in as
+// ports.KeyAuthenticator, and disables a destroyed project's keys. Its
+// ports (the deploy key, key, user and project stores, the policy, the
+// bus, Clock) come from the app.
 var Module = fx.Module("deploykeys",
 	fx.Provide(
 		NewService,
 		httpx.AsRoutes(routes),
 		fx.Annotate(NewAuthenticator, fx.As(new(ports.KeyAuthenticator))),
 	),
+	fx.Invoke(func(s *Service) { s.subscribe() }), // destroyed projects (destroyed.go)
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("deploykeys") }),
 )

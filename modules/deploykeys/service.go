@@ -21,6 +21,7 @@ type Params struct {
 	Log        *zap.Logger
 	Clock      ports.Clock
 	Policy     *access.Policy
+	Bus        ports.EventBus
 	DeployKeys ports.DeployKeyStore
 	// Projects finds the projects a key is enabled for, to tell whether
 	// the caller may see the key.

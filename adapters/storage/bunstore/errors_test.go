@@ -25,6 +25,8 @@ func TestWriteErrPostgres(t *testing.T) {
 		{&pgconn.PgError{Code: "23505", ConstraintName: "users_username_key"}, core.ErrConflict, taken("username"), "Username has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "emails_email_key"}, core.ErrConflict, taken("email"), "Email has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "ssh_keys_fingerprint_key"}, core.ErrConflict, taken("fingerprint"), "Fingerprint has already been taken"},
+		{&pgconn.PgError{Code: "23505", ConstraintName: "key_fingerprints_fingerprint_key"}, core.ErrConflict, taken("fingerprint"), "Fingerprint has already been taken"},
+		{&pgconn.PgError{Code: "23505", ConstraintName: "deploy_keys_fingerprint_key"}, core.ErrConflict, taken("fingerprint"), "Fingerprint has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "users_identity_key"}, core.ErrConflict, taken("extern_uid"), "Extern uid has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "tokens_digest_key"}, core.ErrConflict, nil, "Token has already been taken"},
 		{&pgconn.PgError{Code: "23505", ConstraintName: "namespaces_full_path_key"}, core.ErrConflict, taken("path"), "Path has already been taken"},
