@@ -84,7 +84,7 @@ func TestGitSSHShell(t *testing.T) {
 	if len(keys) != 1 {
 		t.Fatalf("dev's keys: %+v", keys)
 	}
-	s.Expect(204, "DELETE", fmt.Sprintf("/users/%d/keys/%d", devID, keys[0].ID), s.RootToken, nil)
+	s.Expect(200, "DELETE", fmt.Sprintf("/users/%d/keys/%d", devID, keys[0].ID), s.RootToken, nil)
 	if out := git.fails("", "clone", remote, t.TempDir()+"/x"); !strings.Contains(out, "Permission denied (publickey)") {
 		t.Fatalf("clone with a revoked key: %s", out)
 	}
