@@ -38,4 +38,7 @@ func TestConfigFileGitDefaults(t *testing.T) {
 	if cfg.Git != config.Default().Git {
 		t.Errorf("configs/hearth.yaml git %+v, config.Default %+v", cfg.Git, config.Default().Git)
 	}
+	if cfg.SSH != config.Default().SSH {
+		t.Errorf("configs/hearth.yaml ssh %+v, config.Default %+v", cfg.SSH, config.Default().SSH)
+	}
 }

@@ -50,6 +50,7 @@ func (c *idleConn) check() {
 }
 
 func (c *idleConn) Read(b []byte) (int, error) {
+	quickAck(c.Conn)
 	n, err := c.Conn.Read(b)
 	if n > 0 {
 		c.last.Store(time.Now().UnixNano())

@@ -86,6 +86,21 @@ func TestServeFromScratch(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "data", "hearth.db")); err != nil {
 		t.Fatalf("database not under ./data: %v", err)
 	}
+	// The SSH server listens too, with host keys made under ./data/ssh.
+	banner := make([]byte, 8)
+	if c, err := net.Dial("tcp", sshAddr); err != nil {
+		t.Fatalf("ssh listener: %v", err)
+	} else {
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err = io.ReadFull(c, banner)
+		c.Close()
+		if err != nil || string(banner) != "SSH-2.0-" {
+			t.Fatalf("ssh banner %q: %v", banner, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(work, "data", "ssh", "ssh_host_ed25519_key")); err != nil {
+		t.Fatalf("ssh host key not under ./data/ssh: %v", err)
+	}
 
 	// Admin commands work against the same database while it serves.
 	run("admin", "create-user", "--username", "alice", "--email", "alice@example.com", "--password", "alice-password")
