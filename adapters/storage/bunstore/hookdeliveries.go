@@ -385,7 +385,7 @@ func (st *hookDeliveryStore) Prune(ctx context.Context, before time.Time) (int, 
 	// deleted hooks. A body is written with its deliveries in one
 	// transaction, so an unreferenced one is never about to be used.
 	if _, err := st.s.Conn(ctx).NewRaw(`DELETE FROM hook_payloads WHERE created_at < ?
-AND NOT EXISTS (SELECT 1 FROM hook_deliveries d WHERE d.payload_id = hook_payloads.id)`, ts(before)).Exec(ctx); err != nil {
+AND id NOT IN (SELECT payload_id FROM hook_deliveries WHERE payload_id IS NOT NULL)`, ts(before)).Exec(ctx); err != nil {
 		return 0, fmt.Errorf("bunstore: prune hook payloads: %w", err)
 	}
 	return int(n), nil

@@ -10,6 +10,10 @@ CREATE TABLE IF NOT EXISTS hook_payloads (
     created_at {{.Time}} NOT NULL
 );
 --bun:split
-ALTER TABLE hook_deliveries ADD COLUMN payload_id BIGINT REFERENCES hook_payloads (id);
---bun:split
-CREATE INDEX IF NOT EXISTS hook_deliveries_payload_id_idx ON hook_deliveries (payload_id);
+-- payload_id has neither an index nor a foreign key: only the hourly
+-- prune looks bodies up by it (NOT IN, one pass over the deliveries),
+-- every queued delivery would pay for an index inside the user's
+-- transaction, and a foreign key would make deleting each body scan the
+-- deliveries. Bodies are written with their deliveries in one
+-- transaction and pruned only when unreferenced.
+ALTER TABLE hook_deliveries ADD COLUMN payload_id BIGINT;
