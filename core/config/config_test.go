@@ -74,3 +74,43 @@ func TestValidateGitLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestSSHCloneBase: scp-like git@host: on port 22 (GitLab's form),
+// ssh://git@host:port/ on any other, from ssh.external_* or, by default,
+// external_url's host and ssh.listen's port.
+func TestSSHCloneBase(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tune func(*config.Config)
+		want string
+	}{
+		{"default: listen port", func(c *config.Config) {}, "ssh://git@127.0.0.1:2222/"},
+		{"ssh off", func(c *config.Config) { c.SSH.Listen = "" }, "git@127.0.0.1:"},
+		{"port 22", func(c *config.Config) { c.SSH.Listen = "0.0.0.0:22" }, "git@127.0.0.1:"},
+		{"external host and port", func(c *config.Config) {
+			c.ExternalURL = "https://hearth.example.com"
+			c.SSH.ExternalHost, c.SSH.ExternalPort = "git.example.com", 2022
+		}, "ssh://git@git.example.com:2022/"},
+		{"external port 22 behind a forward", func(c *config.Config) {
+			c.ExternalURL = "https://hearth.example.com/"
+			c.SSH.ExternalPort = 22
+		}, "git@hearth.example.com:"},
+		{"IPv6 host", func(c *config.Config) { c.SSH.ExternalHost = "::1" }, "ssh://git@[::1]:2222/"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := config.Default()
+			c.tune(&cfg)
+			if err := cfg.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.SSHCloneBase(); got != c.want {
+				t.Errorf("SSHCloneBase = %q, want %q", got, c.want)
+			}
+		})
+	}
+	bad := config.Default()
+	bad.SSH.Listen = "nonsense"
+	if err := bad.Validate(); err == nil {
+		t.Error("ssh.listen without a port validated")
+	}
+}

@@ -108,6 +108,19 @@ func TestGitSSHProtocolsAndArchive(t *testing.T) {
 			t.Fatalf("protocol v%s clone HEAD %s, want %s", version, got, head)
 		}
 	}
+	// ssh_url_to_repo names the SSH server (login git), and clones.
+	var proj struct {
+		SSHURL string `json:"ssh_url_to_repo"`
+	}
+	s.Expect(200, "GET", fmt.Sprintf("/projects/%d", p.ID), s.RootToken, nil).Decode(t, &proj)
+	if want := "ssh://git@" + s.SSHAddr + "/" + p.Path + ".git"; proj.SSHURL != want {
+		t.Fatalf("ssh_url_to_repo = %q, want %q", proj.SSHURL, want)
+	}
+	s.RegisterSSHKey(t, "root", apptest.SSHKey(t, "git"))
+	if got := git.run(git.clone(proj.SSHURL), "rev-parse", "HEAD"); got != head {
+		t.Fatalf("clone of ssh_url_to_repo: HEAD %s, want %s", got, head)
+	}
+
 	tarball := filepath.Join(t.TempDir(), "a.tar")
 	git.run(w, "archive", "--remote", remote, "-o", tarball, "master")
 	if fi, err := os.Stat(tarball); err != nil || fi.Size() == 0 {
