@@ -16,7 +16,11 @@ import (
 // (OpenSSH, Hearth's SSH server, git upload-pack) and, in the same loop,
 // with a local `git clone --no-local` of the same bare repository (git's
 // own pack transfer without any server); issue 16 asks for the SSH clone
-// within 1.1x of the local one:
+// within 1.1x of the local one. On the 2-core development machine it is
+// about 1.27x (about 890 ms against 700): the pack takes about 0.35-0.45 s
+// to cross instead of 0.22 s, as encryption at both ends and two more
+// processes compete with pack-objects and index-pack for the two cores,
+// and signing in costs about 35 ms. Run it with:
 //
 //	go test ./app/sshaccept -run '^$' -bench SSHClone -benchtime 5x
 func BenchmarkSSHClone20kCommits(b *testing.B) {
@@ -43,8 +47,8 @@ func BenchmarkSSHClone20kCommits(b *testing.B) {
 	clone(repo, "--no-local")
 	var viaSSH, local time.Duration
 	for b.Loop() {
-		viaSSH += clone(remote)
 		local += clone(repo, "--no-local")
+		viaSSH += clone(remote)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(viaSSH.Milliseconds())/n, "ssh-ms/clone")

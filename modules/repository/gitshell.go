@@ -177,8 +177,10 @@ func parseGitCommand(command string) (service, path string, err error) {
 	return verb, path, nil
 }
 
-// unquoteArg undoes git's sq_quote ('a'\''b' for a'b) on the one
-// argument of an SSH command, or takes a bare word of path characters.
+// unquoteArg undoes git's sq_quote on the one argument of an SSH command
+// (the argument in single quotes; a single quote in it closes the quotes,
+// comes backslash-escaped and reopens them), or takes a bare word of path
+// characters.
 func unquoteArg(arg string) (string, error) {
 	if !strings.HasPrefix(arg, "'") {
 		if arg == "" || strings.ContainsAny(arg, " \t'\"\\$`;&|<>(){}*?!#") {
