@@ -83,7 +83,7 @@ func (g GitShell) Run(ctx context.Context, caller *domain.Caller, command, proto
 		return 0
 	case errors.As(err, &denied):
 		return refuse(string(denied))
-	case errors.Is(err, core.ErrNotAllowed):
+	case errors.Is(err, core.ErrNotAllowed), errors.Is(err, core.ErrInvalid), errors.Is(err, core.ErrTooLarge):
 		return refuse(rejectText(err))
 	case errors.Is(err, core.ErrUnavailable):
 		return refuse("The server is busy; try again shortly.")
@@ -125,9 +125,10 @@ func (g *GitRepo) receiveSession(ctx context.Context, protocol string, in io.Rea
 	if err := g.AdvertiseRefs(ctx, protocol, out); err != nil {
 		return err
 	}
-	push, err := readPushCommands(in)
+	counted := &countingReader{r: in}
+	push, err := readPushCommands(counted)
 	if err != nil {
-		if errors.Is(err, core.ErrInvalid) && len(push.commands) == 0 {
+		if counted.n == 0 {
 			return nil // the client hung up after the advertisement (nothing to push)
 		}
 		return err
@@ -136,6 +137,18 @@ func (g *GitRepo) receiveSession(ctx context.Context, protocol string, in io.Rea
 		return nil // a flush alone: nothing to push
 	}
 	return g.receive(ctx, push, protocol, in, out, false)
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // parseGitCommand reads an SSH command strictly: one of git's three

@@ -76,6 +76,17 @@ func TestGitSSHShell(t *testing.T) {
 		t.Fatal("a command's argument reached git as an option")
 	}
 
+	// A push request that is not git's protocol is refused with the
+	// reason, not taken for a server failure.
+	host, port, _ := net.SplitHostPort(s.SSHAddr)
+	garbage := exec.Command("ssh", append(strings.Fields(apptest.GitSSHCommand())[1:], "-p", port, "dev@"+host,
+		"git-receive-pack '"+p.Path+"'")...)
+	garbage.Stdin = strings.NewReader("zzzz not a pkt-line")
+	garbageOut, err := garbage.CombinedOutput()
+	if err == nil || !strings.Contains(string(garbageOut), "GitLab: push request: bad pkt-line length") {
+		t.Fatalf("garbage push: %v\n%s", err, garbageOut)
+	}
+
 	// A revoked key is refused on the next connection.
 	git := gitClient{t}
 	git.clone(remote)
