@@ -126,6 +126,7 @@ type Stores struct {
 	SystemHooks       ports.SystemHookStore
 	HookRouter        ports.HookRouter
 	HookDeliveries    ports.HookDeliveryStore
+	HookEvents        ports.HookEventStore
 	DeployKeys        ports.DeployKeyStore
 	Tx                ports.TxManager
 	Pinger            ports.Pinger
@@ -141,7 +142,7 @@ func storesOf(s *bunstore.Store) Stores {
 		Milestones: s.Milestones(), MilestoneReader: s.Milestones(), Labels: s.Labels(), Awards: s.Awards(),
 		Snippets: s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
 		Variables: s.Variables(), Artifacts: s.Artifacts(), Hooks: s.Hooks(),
-		SystemHooks: s.SystemHooks(), HookRouter: s.HookRouter(), HookDeliveries: s.HookDeliveries(),
+		SystemHooks: s.SystemHooks(), HookRouter: s.HookRouter(), HookDeliveries: s.HookDeliveries(), HookEvents: s.HookEvents(),
 		DeployKeys: s.DeployKeys(), Tx: s.Tx(), Pinger: s,
 	}
 }

@@ -172,9 +172,9 @@ func (e *hookEnv) commit(branch, start string, files map[string]string) string {
 	return c.ID
 }
 
-// queued is how many deliveries the outbox holds for a hook: they are
-// written in the change's transaction, so this is final once the API
-// call returned.
+// queued is how many deliveries the outbox holds for a hook: final for
+// the events whose deliveries to some hook were seen (each event is fanned
+// out to all its hooks in one transaction).
 func (e *hookEnv) queued(hookID int64) int {
 	e.t.Helper()
 	_, total, err := e.srv.Store.HookDeliveries().List(context.Background(), hookID, domain.Page{Page: 1, PerPage: 100})
@@ -325,7 +325,8 @@ func testIssueHooks(t *testing.T, srv *apptest.Server, rcv *hookReceiver) {
 		t.Errorf("note on the confidential issue: %+v", x.ObjectAttributes)
 	}
 	// The plain hook has its four issue events and nothing of the
-	// confidential issue: the outbox is written with each change.
+	// confidential issue: an event is fanned out to all its hooks in one
+	// transaction, and the confidential issue's reached its hook above.
 	if n := e.queued(plain); n != len(steps) {
 		t.Errorf("the plain issue hook has %d deliveries, want %d", n, len(steps))
 	}

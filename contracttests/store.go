@@ -57,6 +57,8 @@ type Stores struct {
 	HookRouter  ports.HookRouter
 	// HookDeliveries is the webhook outbox.
 	HookDeliveries ports.HookDeliveryStore
+	// HookEvents are the changes waiting to be fanned out to deliveries.
+	HookEvents ports.HookEventStore
 	// DeployKeys share the fingerprints of Keys. An adapter without it
 	// skips the deploy key part (RunDeployKeyStoreSuite runs it alone).
 	DeployKeys ports.DeployKeyStore
@@ -214,7 +216,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), systemHookCases(), deployKeyStoreCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), hookEventCases(), systemHookCases(), deployKeyStoreCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {

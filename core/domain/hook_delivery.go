@@ -101,3 +101,21 @@ func HookDisableBackoff(failures, threshold int) time.Duration {
 func (a HookAttempt) Delivered() bool {
 	return a.Err == "" && a.Status >= 200 && a.Status < 300
 }
+
+// HookEvent is a change that hooks may want, kept in the outbox in the
+// change's transaction and fanned out afterwards by the delivery nodes
+// (payload built, one delivery per hook), so that a change pays one small
+// row whatever its hooks.
+type HookEvent struct {
+	ID int64
+	// Kind names the domain event Data holds (its BusEvent.EventName).
+	Kind string
+	// Data is the domain event as JSON.
+	Data string
+	// Attempts counts the claims so far.
+	Attempts int
+	// ClaimedBy is the node that claimed it last, until ClaimExpiresAt.
+	ClaimedBy      string
+	ClaimExpiresAt *time.Time
+	CreatedAt      time.Time
+}

@@ -86,6 +86,25 @@ type HookDeliveryStore interface {
 	Prune(ctx context.Context, before time.Time) (int, error)
 }
 
+// HookEventStore keeps the changes that wait to be fanned out to hook
+// deliveries (see domain.HookEvent).
+type HookEventStore interface {
+	// Add inserts e and sets its ID and CreatedAt (when zero), in the
+	// transaction ctx carries: call it with the change, so both commit or
+	// neither does.
+	Add(ctx context.Context, e *domain.HookEvent) error
+	// Claim atomically takes up to max events for node, oldest first:
+	// unclaimed ones and those whose claim expired by now. Each is
+	// claimed by node until now+lease, with Attempts one more. Concurrent
+	// claims, on any number of nodes, never take the same event.
+	Claim(ctx context.Context, node string, now time.Time, lease time.Duration, max int) ([]domain.HookEvent, error)
+	// Done deletes event id that node claimed, in ctx's transaction (the
+	// one that queued its deliveries). When node no longer holds the
+	// claim it is core.ErrStale and nothing changes; a missing event is
+	// core.ErrNotFound.
+	Done(ctx context.Context, id int64, node string) error
+}
+
 // SystemHookStore keeps the instance's system hooks. They share the
 // outbox (HookDeliveryStore) with project hooks: hook IDs are unique
 // across both.

@@ -56,9 +56,6 @@ func nodeID() string {
 // claimed until its lease expires, when a node takes it over (sent at
 // least once, then, and exactly once in normal operation).
 func startDelivery(lc fx.Lifecycle, s *Service) {
-	if s.p.Config.Webhooks.Workers <= 0 {
-		return
-	}
 	d := newDeliverer(s, nodeID())
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error { d.start(); return nil },
@@ -90,9 +87,15 @@ func newDeliverer(s *Service, node string) *deliverer {
 func (d *deliverer) start() {
 	d.s.log.Info("webhook delivery started", zap.String("node", d.node), zap.Int("workers", d.s.p.Config.Webhooks.Workers))
 	var loops sync.WaitGroup
-	loops.Add(2)
-	go func() { defer loops.Done(); d.claimLoop() }()
-	go func() { defer loops.Done(); d.pruneLoop() }()
+	// Every node fans kept events out (tests of the sending alone give no
+	// event store); only nodes with workers send and prune.
+	if d.s.p.Events != nil {
+		loops.Go(d.fanOutLoop)
+	}
+	if d.s.p.Config.Webhooks.Workers > 0 {
+		loops.Go(d.claimLoop)
+		loops.Go(d.pruneLoop)
+	}
 	go func() {
 		loops.Wait()
 		d.wg.Wait() // the sends in flight

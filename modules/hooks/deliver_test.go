@@ -494,13 +494,29 @@ func TestPruneAtStart(t *testing.T) {
 	}
 }
 
-func TestNoWorkersStartNothing(t *testing.T) {
+// TestNoWorkersSendNothing: a node with no workers starts no claim or
+// prune loop (it still fans kept events out when it has an event store,
+// which this rig has not): starting and stopping it claims and prunes
+// nothing.
+func TestNoWorkersSendNothing(t *testing.T) {
 	t.Parallel()
 	r := newDlRig(t, 0, dlAnswer(200))
 	lc := &dlLifecycle{}
 	startDelivery(lc, r.s)
-	if len(lc.hooks) != 0 {
-		t.Fatalf("%d lifecycle hooks with no workers", len(lc.hooks))
+	for _, h := range lc.hooks {
+		if err := h.OnStart(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, h := range lc.hooks {
+		if err := h.OnStop(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.outbox.mu.Lock()
+	defer r.outbox.mu.Unlock()
+	if r.outbox.claims != 0 || len(r.outbox.pruned) != 0 {
+		t.Fatalf("a node without workers claimed %d times and pruned %d times", r.outbox.claims, len(r.outbox.pruned))
 	}
 }
 

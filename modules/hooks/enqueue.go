@@ -9,31 +9,22 @@ import (
 
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/domain"
-	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// subscribeTx runs fn inside the publisher's transaction for every E
-// published, so the outbox rows commit (or roll back) with the change.
-func subscribeTx[E domain.BusEvent](bus ports.EventBus, fn func(context.Context, E) error) {
-	var zero E
-	bus.SubscribeTx(zero.EventName(), func(ctx context.Context, ev domain.BusEvent) error {
-		return fn(ctx, ev.(E))
-	})
-}
-
-// subscribe queues a delivery for each hook of each event that hooks
-// receive. Every handler asks the router first and returns at once when
-// no hook wants the event: this runs on every change, and most projects
-// have no hooks.
+// subscribe routes each project event hooks receive. In the publisher's
+// transaction it only asks the router whether any hook wants the event
+// (most projects have none) and, if one does, keeps the event as one
+// small row (deferTx); the delivery nodes fan it out afterwards with the
+// handlers below, which route it again, build GitLab's payload and queue
+// one delivery per hook (fanout.go).
 func (s *Service) subscribe() {
-	bus := s.p.Bus
-	subscribeTx(bus, s.onPush)
-	subscribeTx(bus, s.onIssue)
-	subscribeTx(bus, s.onMergeRequest)
-	subscribeTx(bus, s.onNote)
-	subscribeTx(bus, s.onCommitComment)
-	subscribeTx(bus, s.onPipeline)
-	subscribeTx(bus, s.onJob)
+	deferTx(s, s.pushHooks, s.onPush)
+	deferTx(s, s.issueHooks, s.onIssue)
+	deferTx(s, s.mergeRequestHooks, s.onMergeRequest)
+	deferTx(s, s.noteEventHooks, s.onNote)
+	deferTx(s, s.commitCommentHooks, s.onCommitComment)
+	deferTx(s, s.pipelineHooks, s.onPipeline)
+	deferTx(s, s.jobHooks, s.onJob)
 }
 
 // enqueue marshals payload once and queues it for each hook, in ctx's
@@ -78,7 +69,7 @@ func pushKind(ref string) (domain.HookEventKind, string) {
 // event_name, under X-Gitlab-Event "System Hook".
 func (s *Service) onPush(ctx context.Context, ev domain.PushEvent) error {
 	kind, event := pushKind(ev.Ref)
-	ids, err := s.hooksFor(ctx, ev.ProjectID, kind)
+	ids, err := s.pushHooks(ctx, ev)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
@@ -112,6 +103,13 @@ func (s *Service) onPush(ctx context.Context, ev domain.PushEvent) error {
 	return nil
 }
 
+// pushHooks are the hooks of a push: the project's and the system hooks
+// that want its kind.
+func (s *Service) pushHooks(ctx context.Context, ev domain.PushEvent) ([]int64, error) {
+	kind, _ := pushKind(ev.Ref)
+	return s.hooksFor(ctx, ev.ProjectID, kind)
+}
+
 // systemPush is the push data system hooks get: the push payload with
 // its event_name.
 type systemPush struct {
@@ -135,16 +133,21 @@ func issueKind(is domain.Issue) domain.HookEventKind {
 	return domain.HookIssues
 }
 
-func (s *Service) onIssue(ctx context.Context, ev domain.IssueEvent) error {
-	action, ok := issueActions[ev.Action]
-	if !ok {
-		return nil
+// issueHooks are the hooks of an issue event (none for an action hooks
+// do not report).
+func (s *Service) issueHooks(ctx context.Context, ev domain.IssueEvent) ([]int64, error) {
+	if _, ok := issueActions[ev.Action]; !ok {
+		return nil, nil
 	}
-	ids, err := s.hooksFor(ctx, ev.Issue.ProjectID, issueKind(ev.Issue))
+	return s.hooksFor(ctx, ev.Issue.ProjectID, issueKind(ev.Issue))
+}
+
+func (s *Service) onIssue(ctx context.Context, ev domain.IssueEvent) error {
+	ids, err := s.issueHooks(ctx, ev)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	in, err := s.issueInput(ctx, ev.Issue, ev.Actor, action)
+	in, err := s.issueInput(ctx, ev.Issue, ev.Actor, issueActions[ev.Action])
 	if err != nil {
 		return fmt.Errorf("issue hook data: %w", err)
 	}
@@ -159,16 +162,21 @@ var mergeRequestActions = map[string]string{
 	domain.ActionMerged: apijson.MergeRequestActionMerge,
 }
 
-func (s *Service) onMergeRequest(ctx context.Context, ev domain.MergeRequestEvent) error {
-	action, ok := mergeRequestActions[ev.Action]
-	if !ok {
-		return nil
+// mergeRequestHooks are the hooks of a merge request event (none for an
+// action hooks do not report).
+func (s *Service) mergeRequestHooks(ctx context.Context, ev domain.MergeRequestEvent) ([]int64, error) {
+	if _, ok := mergeRequestActions[ev.Action]; !ok {
+		return nil, nil
 	}
-	ids, err := s.hooksFor(ctx, ev.MergeRequest.ProjectID, domain.HookMergeRequests)
+	return s.hooksFor(ctx, ev.MergeRequest.ProjectID, domain.HookMergeRequests)
+}
+
+func (s *Service) onMergeRequest(ctx context.Context, ev domain.MergeRequestEvent) error {
+	ids, err := s.mergeRequestHooks(ctx, ev)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	in, err := s.mergeRequestInput(ctx, ev.MergeRequest, ev.Actor, action)
+	in, err := s.mergeRequestInput(ctx, ev.MergeRequest, ev.Actor, mergeRequestActions[ev.Action])
 	if err != nil {
 		return fmt.Errorf("merge request hook data: %w", err)
 	}
@@ -193,27 +201,36 @@ func (s *Service) noteHooks(ctx context.Context, projectID int64, confidential b
 	return slices.DeleteFunc(ids, func(id int64) bool { return !slices.Contains(allowed, id) }), nil
 }
 
-func (s *Service) onNote(ctx context.Context, ev domain.NoteEvent) error {
+// noteEventHooks are the hooks of a note (none for system notes and notes
+// of no project). NoteEvent.Confidential also marks notes on snippets
+// that are not public (for the feed); only a confidential issue's notes
+// are kept from hooks.
+func (s *Service) noteEventHooks(ctx context.Context, ev domain.NoteEvent) ([]int64, error) {
 	n := ev.Note
 	if n.System || n.ProjectID == nil {
-		return nil
+		return nil, nil
 	}
-	// NoteEvent.Confidential also marks notes on snippets that are not
-	// public (for the feed); only a confidential issue's notes are kept
-	// from hooks.
-	ids, err := s.noteHooks(ctx, *n.ProjectID, ev.Confidential && n.NoteableType == domain.TargetIssue)
+	return s.noteHooks(ctx, *n.ProjectID, ev.Confidential && n.NoteableType == domain.TargetIssue)
+}
+
+func (s *Service) onNote(ctx context.Context, ev domain.NoteEvent) error {
+	ids, err := s.noteEventHooks(ctx, ev)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	in, err := s.noteInput(ctx, n)
+	in, err := s.noteInput(ctx, ev.Note)
 	if err != nil {
 		return fmt.Errorf("note hook data: %w", err)
 	}
 	return s.enqueue(ctx, ids, domain.HookEventNote, apijson.NotePayload(in))
 }
 
+func (s *Service) commitCommentHooks(ctx context.Context, ev domain.CommitCommentCreated) ([]int64, error) {
+	return s.noteHooks(ctx, ev.Comment.ProjectID, false)
+}
+
 func (s *Service) onCommitComment(ctx context.Context, ev domain.CommitCommentCreated) error {
-	ids, err := s.noteHooks(ctx, ev.Comment.ProjectID, false)
+	ids, err := s.commitCommentHooks(ctx, ev)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
@@ -227,16 +244,20 @@ func (s *Service) onCommitComment(ctx context.Context, ev domain.CommitCommentCr
 // onPipeline sends each change of a pipeline's status, as GitLab's
 // pipeline state machine does after every transition but a loopback; a
 // pipeline stored as created has made no transition yet.
-func (s *Service) onPipeline(ctx context.Context, ev domain.PipelineEvent) error {
+func (s *Service) pipelineHooks(ctx context.Context, ev domain.PipelineEvent) ([]int64, error) {
 	p := ev.Pipeline
 	if p.Status == ev.Previous || (ev.Previous == "" && p.Status == domain.CICreated) {
-		return nil
+		return nil, nil
 	}
-	ids, err := s.hooksFor(ctx, p.ProjectID, domain.HookPipelines)
+	return s.hooksFor(ctx, p.ProjectID, domain.HookPipelines)
+}
+
+func (s *Service) onPipeline(ctx context.Context, ev domain.PipelineEvent) error {
+	ids, err := s.pipelineHooks(ctx, ev)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	in, err := s.pipelineInput(ctx, p)
+	in, err := s.pipelineInput(ctx, ev.Pipeline)
 	if err != nil {
 		return fmt.Errorf("pipeline hook data: %w", err)
 	}
@@ -250,16 +271,20 @@ var jobHookStatuses = map[domain.CIStatus]bool{
 	domain.CIRunning: true, domain.CISuccess: true, domain.CIFailed: true, domain.CICanceled: true,
 }
 
-func (s *Service) onJob(ctx context.Context, ev domain.JobEvent) error {
+func (s *Service) jobHooks(ctx context.Context, ev domain.JobEvent) ([]int64, error) {
 	j := ev.Job
 	if j.Kind != domain.JobBuild || j.Status == ev.Previous || !jobHookStatuses[j.Status] || j.PipelineID == 0 {
-		return nil
+		return nil, nil
 	}
-	ids, err := s.hooksFor(ctx, j.ProjectID, domain.HookJobs)
+	return s.hooksFor(ctx, j.ProjectID, domain.HookJobs)
+}
+
+func (s *Service) onJob(ctx context.Context, ev domain.JobEvent) error {
+	ids, err := s.jobHooks(ctx, ev)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	in, err := s.jobInput(ctx, j)
+	in, err := s.jobInput(ctx, ev.Job)
 	if err != nil {
 		return fmt.Errorf("job hook data: %w", err)
 	}

@@ -3,9 +3,11 @@
 // owners, with later GitLab's recent deliveries (list and resend under
 // /projects/:id/hooks/:hook_id/events) and test (.../test/:trigger)
 // routes; the system hooks API (/hooks) for admins; the subscriptions that
-// queue GitLab's payloads in the publisher's transaction (enqueue.go for
-// project events, system_events.go for system events); and the delivery
-// workers that send the outbox (deliver.go). Hooks are stored with their
+// keep each project event hooks want as one row in the publisher's
+// transaction and fan it out to GitLab's payloads afterwards (enqueue.go,
+// fanout.go), and queue system events' payloads in the publisher's
+// transaction (system_events.go); and the delivery workers that send the
+// outbox (deliver.go). Hooks are stored with their
 // secret token, which the API never shows; every URL passes
 // ports.URLGuard when it is saved, and the sender checks it again.
 package hooks

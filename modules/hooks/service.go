@@ -31,6 +31,7 @@ type Params struct {
 	SystemHooks ports.SystemHookStore
 	Router      ports.HookRouter
 	Deliveries  ports.HookDeliveryStore
+	Events      ports.HookEventStore
 	Sender      ports.HookSender
 	Guard       ports.URLGuard
 
@@ -57,11 +58,15 @@ type Service struct {
 	// wake nudges idle delivery workers when a transaction on this node
 	// queued deliveries (buffered 1: one pending nudge is enough).
 	wake chan struct{}
+	// fanWake does the same for the fan-out loop, and fanOuts hands each
+	// kind of kept event to its handler (fanout.go).
+	fanWake chan struct{}
+	fanOuts map[string]fanOutFunc
 }
 
 // NewService builds the service.
 func NewService(p Params) *Service {
-	return &Service{p: p, log: p.Log, wake: make(chan struct{}, 1)}
+	return &Service{p: p, log: p.Log, wake: make(chan struct{}, 1), fanWake: make(chan struct{}, 1), fanOuts: map[string]fanOutFunc{}}
 }
 
 // nudge wakes a delivery worker without blocking.

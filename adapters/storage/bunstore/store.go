@@ -127,6 +127,9 @@ func (s *Store) SystemHooks() ports.SystemHookStore { return &systemHookStore{s}
 // HookRouter returns the lookup of the hooks an event goes to.
 func (s *Store) HookRouter() ports.HookRouter { return &hookRouter{s} }
 
+// HookEvents returns the changes waiting to be fanned out to deliveries.
+func (s *Store) HookEvents() ports.HookEventStore { return &hookEventStore{s} }
+
 // HookDeliveries returns the webhook outbox.
 func (s *Store) HookDeliveries() ports.HookDeliveryStore { return &hookDeliveryStore{s} }
 
