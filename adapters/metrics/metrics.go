@@ -1,0 +1,148 @@
+// Package metrics is Hearth's Prometheus adapter: a registry of Hearth's
+// own (never the global default one) holding HTTP request counts and
+// latencies, git process and webhook delivery counts, the Go runtime,
+// process and database pool collectors, and the handler that serves it
+// in the text exposition format. The rest of Hearth reports to it through
+// technology-free callbacks (httpx.RequestObserver, gitcli's run
+// observer), so nothing outside this package and app imports Prometheus.
+package metrics
+
+import (
+	"database/sql"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Unmatched is the route label of requests no route matched (404s and
+// 405s), so that scanners probing random paths add no label values.
+const Unmatched = "unmatched"
+
+// Registry holds Hearth's metrics.
+type Registry struct {
+	reg         *prometheus.Registry
+	requests    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	gitRuns     *prometheus.CounterVec
+	gitLatency  prometheus.Histogram
+	deliveries  *prometheus.CounterVec
+	hookLatency prometheus.Histogram
+}
+
+// New builds a registry with Hearth's metrics and the Go runtime and
+// process collectors.
+func New() (*Registry, error) {
+	r := &Registry{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hearth_http_requests_total",
+			Help: "HTTP requests served, by route pattern, method and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "hearth_http_request_duration_seconds",
+			Help:    "Time from a request's arrival to the end of its response, by route pattern and method.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route", "method"}),
+		gitRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hearth_git_processes_total",
+			Help: "git processes run by the gitcli backend (cat-file aside), by outcome (ok or error).",
+		}, []string{"outcome"}),
+		gitLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "hearth_git_process_duration_seconds",
+			Help:    "Run time of the git processes of the gitcli backend (cat-file aside).",
+			Buckets: prometheus.DefBuckets,
+		}),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hearth_webhook_deliveries_total",
+			Help: "Webhook delivery attempts, by outcome: success (2xx), failed (another status, or no answer) or refused (the URL guard blocked the address).",
+		}, []string{"outcome"}),
+		hookLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "hearth_webhook_delivery_duration_seconds",
+			Help:    "Time of webhook delivery attempts that were sent.",
+			Buckets: prometheus.DefBuckets,
+		}),
+	}
+	for _, c := range []prometheus.Collector{
+		r.requests, r.latency, r.gitRuns, r.gitLatency, r.deliveries, r.hookLatency,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	} {
+		if err := r.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("metrics: register collector: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// WatchDB adds the connection pool statistics of db (go_sql_* metrics,
+// labelled db_name=name).
+func (r *Registry) WatchDB(db *sql.DB, name string) error {
+	if err := r.reg.Register(collectors.NewDBStatsCollector(db, name)); err != nil {
+		return fmt.Errorf("metrics: register database pool stats: %w", err)
+	}
+	return nil
+}
+
+// knownMethods bounds the method label: a client may send any token as
+// its method, and each would become a series.
+var knownMethods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,
+	http.MethodPatch: true, http.MethodDelete: true, http.MethodOptions: true,
+}
+
+// ObserveRequest records one finished request; it has the shape of
+// httpx.RequestObserver. An empty pattern (no route matched) is counted
+// as Unmatched.
+func (r *Registry) ObserveRequest(pattern, method string, status int, took time.Duration) {
+	if pattern == "" {
+		pattern = Unmatched
+	}
+	if !knownMethods[method] {
+		method = "other"
+	}
+	r.requests.WithLabelValues(pattern, method, strconv.Itoa(status)).Inc()
+	r.latency.WithLabelValues(pattern, method).Observe(took.Seconds())
+}
+
+// ObserveGit records one git process that ran for took and ended with err.
+func (r *Registry) ObserveGit(took time.Duration, err error) {
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+	}
+	r.gitRuns.WithLabelValues(outcome).Inc()
+	r.gitLatency.Observe(took.Seconds())
+}
+
+// ObserveDelivery records one webhook delivery attempt: the status
+// answered (0 when none came), whether the URL guard refused it before
+// sending, and how long it took.
+func (r *Registry) ObserveDelivery(status int, refused bool, took time.Duration) {
+	switch {
+	case refused:
+		r.deliveries.WithLabelValues("refused").Inc()
+		return
+	case status >= 200 && status < 300:
+		r.deliveries.WithLabelValues("success").Inc()
+	default:
+		r.deliveries.WithLabelValues("failed").Inc()
+	}
+	r.hookLatency.Observe(took.Seconds())
+}
+
+// Handler serves the registry in the Prometheus text format (or
+// OpenMetrics / protobuf when the scraper asks). Collection errors are
+// reported to the scraper in the response (HTTPErrorOnError would hide
+// every metric behind one failing collector).
+func (r *Registry) Handler() http.Handler {
+	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{
+		Registry:          r.reg, // promhttp_metric_handler_errors_total
+		ErrorHandling:     promhttp.ContinueOnError,
+		EnableOpenMetrics: false,
+	})
+}
