@@ -224,7 +224,9 @@ func Core(cfg config.Config) fx.Option {
 			storesOf,
 			newGit,
 			newBlob,
-			func(tx ports.TxManager, log *zap.Logger) ports.EventBus { return inproc.New(tx, log.Named("bus")) },
+			func(tx ports.TxManager, log *zap.Logger, m *metrics.Registry) ports.EventBus {
+				return inproc.New(tx, log.Named("bus"), inproc.WithFailureObserver(m.ObserveEventFailure))
+			},
 			func() ports.Clock { return systemClock{} },
 			func() ports.PasswordHasher { return secrets.NewArgon2Hasher() },
 			func() ports.TokenGenerator { return secrets.RandomTokens{} },

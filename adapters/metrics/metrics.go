@@ -1,10 +1,11 @@
 // Package metrics is Hearth's Prometheus adapter: a registry of Hearth's
 // own (never the global default one) holding HTTP request counts and
-// latencies, git process and webhook delivery counts, the Go runtime,
+// latencies, git process, webhook delivery and event handler failure
+// counts, the Go runtime,
 // process and database pool collectors, and the handler that serves it
 // in the text exposition format. The rest of Hearth reports to it through
 // technology-free callbacks (httpx.RequestObserver, gitcli's run
-// observer), so nothing outside this package and app imports Prometheus.
+// observer, the bus's failure observer), so nothing outside this package and app imports Prometheus.
 package metrics
 
 import (
@@ -32,6 +33,7 @@ type Registry struct {
 	gitLatency  prometheus.Histogram
 	deliveries  *prometheus.CounterVec
 	hookLatency prometheus.Histogram
+	busFailures *prometheus.CounterVec
 }
 
 // New builds a registry with Hearth's metrics and the Go runtime and
@@ -66,9 +68,13 @@ func New() (*Registry, error) {
 			Help:    "Time of webhook delivery attempts that were sent.",
 			Buckets: prometheus.DefBuckets,
 		}),
+		busFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hearth_event_handler_failures_total",
+			Help: "Event bus handlers run after commit that failed or panicked, by event name.",
+		}, []string{"event"}),
 	}
 	for _, c := range []prometheus.Collector{
-		r.requests, r.latency, r.gitRuns, r.gitLatency, r.deliveries, r.hookLatency,
+		r.requests, r.latency, r.gitRuns, r.gitLatency, r.deliveries, r.hookLatency, r.busFailures,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	} {
@@ -133,6 +139,12 @@ func (r *Registry) ObserveDelivery(status int, refused bool, took time.Duration)
 		r.deliveries.WithLabelValues("failed").Inc()
 	}
 	r.hookLatency.Observe(took.Seconds())
+}
+
+// ObserveEventFailure records an after-commit event handler that failed
+// or panicked. Event names are the domain's fixed set, a bounded label.
+func (r *Registry) ObserveEventFailure(event string) {
+	r.busFailures.WithLabelValues(event).Inc()
 }
 
 // Handler serves the registry in the Prometheus text format (or

@@ -43,6 +43,8 @@ func TestRegistryLabels(t *testing.T) {
 	r.ObserveDelivery(200, false, time.Millisecond)
 	r.ObserveDelivery(500, false, time.Millisecond)
 	r.ObserveDelivery(0, true, 0)
+	r.ObserveEventFailure("push")
+	r.ObserveEventFailure("push")
 	text := scrape(t, r)
 	for _, want := range []string{
 		`hearth_http_requests_total{method="GET",route="/api/v4/projects/{id}",status="200"} 2`,
@@ -55,6 +57,7 @@ func TestRegistryLabels(t *testing.T) {
 		`hearth_webhook_deliveries_total{outcome="success"} 1`,
 		`hearth_webhook_deliveries_total{outcome="failed"} 1`,
 		`hearth_webhook_deliveries_total{outcome="refused"} 1`,
+		`hearth_event_handler_failures_total{event="push"} 2`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(text, want) {
