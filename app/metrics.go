@@ -29,7 +29,49 @@ func Metrics() fx.Option {
 			func(m *metrics.Registry) httpx.RequestObserver { return m.ObserveRequest },
 			httpx.AsRoutes(metricsRoutes),
 		),
+		fx.Invoke(watchCI),
 	)
+}
+
+// watchCI reports CI jobs to the metrics: how long each waited and ran,
+// from the job events of the changes this node commits, and how many
+// wait, counted in the database at each scrape (so every node reports the
+// shared queue).
+func watchCI(m *metrics.Registry, bus ports.EventBus, jobs ports.JobStore) error {
+	bus.Subscribe(domain.JobEvent{}.EventName(), observeJob(m))
+	return m.WatchCIQueue(func() (float64, bool) {
+		ctx, cancel := context.WithTimeout(context.Background(), ciQueueTimeout)
+		defer cancel()
+		_, n, err := jobs.List(ctx, domain.JobFilter{Kind: domain.JobBuild, Statuses: []domain.CIStatus{domain.CIPending},
+			Latest: true, Page: domain.Page{Page: 1, PerPage: 1}})
+		if err != nil {
+			return 0, false
+		}
+		return float64(n), true
+	})
+}
+
+// ciQueueTimeout bounds the count of pending jobs a scrape runs.
+const ciQueueTimeout = 2 * time.Second
+
+// observeJob records a CI job's wait when a runner takes it and its run
+// time when it ends (jobs that never started, skipped or canceled while
+// pending, have no run time). Commit statuses are not CI work.
+func observeJob(m *metrics.Registry) func(context.Context, domain.BusEvent) error {
+	return func(_ context.Context, ev domain.BusEvent) error {
+		e, ok := ev.(domain.JobEvent)
+		if !ok || e.Job.Kind != domain.JobBuild {
+			return nil
+		}
+		j := e.Job
+		if j.Status == domain.CIRunning && e.Previous == domain.CIPending && j.QueuedAt != nil && j.StartedAt != nil {
+			m.ObserveJobStarted(j.StartedAt.Sub(*j.QueuedAt))
+		}
+		if j.Status.Completed() && !e.Previous.Completed() && j.StartedAt != nil && j.FinishedAt != nil {
+			m.ObserveJobFinished(string(j.Status), j.FinishedAt.Sub(*j.StartedAt))
+		}
+		return nil
+	}
 }
 
 // newMetrics builds the registry and adds the database pool's statistics.

@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core/config"
+	"github.com/hearth-forge/hearth/core/domain"
 )
 
 // samples parses a Prometheus text exposition into "name{labels}" ->
@@ -109,6 +111,23 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	if got[`hearth_git_processes_total{outcome="ok"}`] <= 0 {
 		t.Error("no git process counted, though the project's repository was created and listed with gitcli")
+	}
+	if v, ok := got["hearth_ci_pending_jobs"]; !ok || v != 0 {
+		t.Errorf("hearth_ci_pending_jobs = %v (present %v), want 0 on a server without pipelines", v, ok)
+	}
+	// Two CI jobs waiting and one running, seeded in the store: the gauge
+	// counts the waiting ones at the next scrape.
+	now := time.Now().UTC()
+	job := func(name string, status domain.CIStatus) domain.Job {
+		return domain.Job{ProjectID: p.ID, Kind: domain.JobBuild, Name: name, Stage: "test", Status: status,
+			Ref: "main", SHA: strings.Repeat("a", 40), When: "on_success", CreatedAt: now, UpdatedAt: now}
+	}
+	pl := &domain.Pipeline{ProjectID: p.ID, Ref: "main", SHA: strings.Repeat("a", 40), Status: domain.CIPending, Source: "push", CreatedAt: now, UpdatedAt: now}
+	if err := srv.Store.Pipelines().Create(t.Context(), pl, []domain.Job{job("a", domain.CIPending), job("b", domain.CIPending), job("c", domain.CIRunning)}); err != nil {
+		t.Fatal(err)
+	}
+	if v := samples(t, getMetrics(t, srv))["hearth_ci_pending_jobs"]; v != 2 {
+		t.Errorf("hearth_ci_pending_jobs = %v with two jobs waiting, want 2", v)
 	}
 	if got["hearth_git_process_duration_seconds_count"] <= 0 {
 		t.Error("no git process duration observed")

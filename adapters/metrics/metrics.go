@@ -11,6 +11,7 @@ package metrics
 import (
 	"database/sql"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -34,7 +35,12 @@ type Registry struct {
 	deliveries  *prometheus.CounterVec
 	hookLatency prometheus.Histogram
 	busFailures *prometheus.CounterVec
+	jobWait     prometheus.Histogram
+	jobRun      *prometheus.HistogramVec
 }
+
+// jobBuckets span CI work: seconds to hours.
+var jobBuckets = []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400}
 
 // New builds a registry with Hearth's metrics and the Go runtime and
 // process collectors.
@@ -72,9 +78,20 @@ func New() (*Registry, error) {
 			Name: "hearth_event_handler_failures_total",
 			Help: "Event bus handlers run after commit that failed or panicked, by event name.",
 		}, []string{"event"}),
+		jobWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "hearth_ci_job_queue_duration_seconds",
+			Help:    "Time CI jobs waited pending before a runner took them.",
+			Buckets: jobBuckets,
+		}),
+		jobRun: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "hearth_ci_job_duration_seconds",
+			Help:    "Run time of finished CI jobs (start to finish), by final status.",
+			Buckets: jobBuckets,
+		}, []string{"status"}),
 	}
 	for _, c := range []prometheus.Collector{
 		r.requests, r.latency, r.gitRuns, r.gitLatency, r.deliveries, r.hookLatency, r.busFailures,
+		r.jobWait, r.jobRun,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	} {
@@ -145,6 +162,37 @@ func (r *Registry) ObserveDelivery(status int, refused bool, took time.Duration)
 // or panicked. Event names are the domain's fixed set, a bounded label.
 func (r *Registry) ObserveEventFailure(event string) {
 	r.busFailures.WithLabelValues(event).Inc()
+}
+
+// ObserveJobStarted records how long a CI job waited pending before a
+// runner took it.
+func (r *Registry) ObserveJobStarted(waited time.Duration) {
+	r.jobWait.Observe(waited.Seconds())
+}
+
+// ObserveJobFinished records a CI job's run time with its final status
+// (success, failed, canceled: the domain's bounded set).
+func (r *Registry) ObserveJobFinished(status string, ran time.Duration) {
+	r.jobRun.WithLabelValues(status).Observe(ran.Seconds())
+}
+
+// WatchCIQueue adds hearth_ci_pending_jobs, read from pending at each
+// scrape; pending reports false when it could not count (the gauge then
+// reads NaN rather than a made-up 0).
+func (r *Registry) WatchCIQueue(pending func() (float64, bool)) error {
+	g := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hearth_ci_pending_jobs",
+		Help: "CI jobs waiting for a runner (pending, not superseded by a retry), across every project.",
+	}, func() float64 {
+		if n, ok := pending(); ok {
+			return n
+		}
+		return math.NaN()
+	})
+	if err := r.reg.Register(g); err != nil {
+		return fmt.Errorf("metrics: register CI queue depth: %w", err)
+	}
+	return nil
 }
 
 // Handler serves the registry in the Prometheus text format (or

@@ -45,6 +45,12 @@ func TestRegistryLabels(t *testing.T) {
 	r.ObserveDelivery(0, true, 0)
 	r.ObserveEventFailure("push")
 	r.ObserveEventFailure("push")
+	r.ObserveJobStarted(3 * time.Second)
+	r.ObserveJobFinished("success", 40*time.Second)
+	r.ObserveJobFinished("failed", 2*time.Second)
+	if err := r.WatchCIQueue(func() (float64, bool) { return 7, true }); err != nil {
+		t.Fatal(err)
+	}
 	text := scrape(t, r)
 	for _, want := range []string{
 		`hearth_http_requests_total{method="GET",route="/api/v4/projects/{id}",status="200"} 2`,
@@ -58,6 +64,11 @@ func TestRegistryLabels(t *testing.T) {
 		`hearth_webhook_deliveries_total{outcome="failed"} 1`,
 		`hearth_webhook_deliveries_total{outcome="refused"} 1`,
 		`hearth_event_handler_failures_total{event="push"} 2`,
+		`hearth_ci_job_queue_duration_seconds_count 1`,
+		`hearth_ci_job_duration_seconds_bucket{status="success",le="60"} 1`,
+		`hearth_ci_job_duration_seconds_bucket{status="success",le="30"} 0`,
+		`hearth_ci_job_duration_seconds_count{status="failed"} 1`,
+		`hearth_ci_pending_jobs 7`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(text, want) {
