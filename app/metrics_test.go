@@ -62,7 +62,16 @@ func getMetrics(t *testing.T, srv *apptest.Server) string {
 // the Go runtime, process, database pool and git process metrics.
 func TestMetricsEndpoint(t *testing.T) {
 	t.Parallel()
-	srv := apptest.New(t)
+	for _, driver := range []string{"sqlite", "postgres"} {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			testMetricsEndpoint(t, driver)
+		})
+	}
+}
+
+func testMetricsEndpoint(t *testing.T, driver string) {
+	srv := apptest.New(t, apptest.Driver(driver))
 	var p struct{ ID int64 }
 	srv.JSON(t, "POST", "/projects", srv.RootToken, url.Values{"name": {"watched"}}, 201, &p)
 	for range 3 {
@@ -103,10 +112,10 @@ func TestMetricsEndpoint(t *testing.T) {
 	if got["process_resident_memory_bytes"] <= 0 {
 		t.Error("no process_resident_memory_bytes")
 	}
-	if _, ok := got[`go_sql_max_open_connections{db_name="sqlite"}`]; !ok {
-		t.Error("no database pool metrics (go_sql_*{db_name=\"sqlite\"})")
+	if _, ok := got[`go_sql_max_open_connections{db_name="`+driver+`"}`]; !ok {
+		t.Errorf("no database pool metrics (go_sql_*{db_name=%q})", driver)
 	}
-	if got[`go_sql_open_connections{db_name="sqlite"}`] <= 0 {
+	if got[`go_sql_open_connections{db_name="`+driver+`"}`] <= 0 {
 		t.Error("the pool shows no open connection after requests that used the database")
 	}
 	if got[`hearth_git_processes_total{outcome="ok"}`] <= 0 {
