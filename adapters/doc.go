@@ -17,6 +17,7 @@
 //	adapters/secrets            ports.PasswordHasher (argon2id) and ports.TokenGenerator
 //	adapters/webhook/netguard   the SSRF guard for webhook URLs (ports.URLGuard, wired in app) and their deliveries
 //	adapters/webhook/sender     ports.HookSender: one webhook POST through the guard
+//	adapters/metrics            Prometheus: Hearth's registry, the /-/metrics handler and its client guard
 //	adapters/ssh/sshserver      the SSH server (git over SSH): signs keys in through ports.KeyAuthenticator
 //	                            and runs commands through ports.GitShell, which the app wires in
 //

@@ -21,6 +21,7 @@ import (
 	"github.com/hearth-forge/hearth/adapters/ciconfig"
 	"github.com/hearth-forge/hearth/adapters/git/gitcli"
 	"github.com/hearth-forge/hearth/adapters/git/gogit"
+	"github.com/hearth-forge/hearth/adapters/metrics"
 	"github.com/hearth-forge/hearth/adapters/secrets"
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres"
@@ -75,16 +76,17 @@ func storageDrivers() map[string]func(ctx context.Context, cfg config.Config) (*
 
 // gitBackends maps git.backend to the adapter that serves repositories.
 // The bounds on concurrent git work are gitcli's (gogit runs no processes).
-func gitBackends() map[string]func(root string, cfg config.Git, log *zap.Logger) (ports.RepoBackend, error) {
-	return map[string]func(root string, cfg config.Git, log *zap.Logger) (ports.RepoBackend, error){
-		"gitcli": func(root string, cfg config.Git, log *zap.Logger) (ports.RepoBackend, error) {
+// observe is told of each git process (metrics).
+func gitBackends() map[string]func(root string, cfg config.Git, log *zap.Logger, observe func(time.Duration, error)) (ports.RepoBackend, error) {
+	return map[string]func(root string, cfg config.Git, log *zap.Logger, observe func(time.Duration, error)) (ports.RepoBackend, error){
+		"gitcli": func(root string, cfg config.Git, log *zap.Logger, observe func(time.Duration, error)) (ports.RepoBackend, error) {
 			return gitcli.New(root, log, gitcli.WithLimits(gitcli.Limits{
 				MaxProcesses: cfg.MaxProcesses,
 				MaxCatFiles:  cfg.MaxCatFiles,
 				QueueTimeout: cfg.QueueTimeout,
-			}))
+			}), gitcli.WithRunObserver(observe))
 		},
-		"gogit": func(root string, _ config.Git, log *zap.Logger) (ports.RepoBackend, error) {
+		"gogit": func(root string, _ config.Git, log *zap.Logger, _ func(time.Duration, error)) (ports.RepoBackend, error) {
 			return gogit.New(root, log)
 		},
 	}
@@ -160,7 +162,7 @@ type Git struct {
 // newGit opens the configured git backend; one that holds long-lived
 // resources (io.Closer: gitcli's cat-file processes) is closed when the
 // app stops.
-func newGit(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (Git, error) {
+func newGit(lc fx.Lifecycle, cfg config.Config, log *zap.Logger, m *metrics.Registry) (Git, error) {
 	open, ok := gitBackends()[cfg.Git.Backend]
 	if !ok {
 		return Git{}, fmt.Errorf("git backend %q is not available in this build (use gitcli)", cfg.Git.Backend)
@@ -169,7 +171,7 @@ func newGit(lc fx.Lifecycle, cfg config.Config, log *zap.Logger) (Git, error) {
 	if root == "" {
 		root = filepath.Join(cfg.DataDir, "repositories")
 	}
-	b, err := open(root, cfg.Git, log.Named("git"))
+	b, err := open(root, cfg.Git, log.Named("git"), m.ObserveGit)
 	if err != nil {
 		return Git{}, err
 	}
@@ -207,7 +209,8 @@ func newBlob(lc fx.Lifecycle, cfg config.Config) (ports.BlobStore, error) {
 
 // Core provides configuration, logging, storage (the *bunstore.Store and
 // every store port), the git backend, the blob store, the event bus,
-// secrets, the access policy, the presenters and the router. Migrations
+// secrets, the access policy, the presenters, the router and the metrics
+// (GET /-/metrics). Migrations
 // run when the app starts, before anything listens.
 func Core(cfg config.Config) fx.Option {
 	return fx.Options(
@@ -222,7 +225,9 @@ func Core(cfg config.Config) fx.Option {
 			storesOf,
 			newGit,
 			newBlob,
-			func(tx ports.TxManager, log *zap.Logger) ports.EventBus { return inproc.New(tx, log.Named("bus")) },
+			func(tx ports.TxManager, log *zap.Logger, m *metrics.Registry) ports.EventBus {
+				return inproc.New(tx, log.Named("bus"), inproc.WithFailureObserver(m.ObserveEventFailure))
+			},
 			func() ports.Clock { return systemClock{} },
 			func() ports.PasswordHasher { return secrets.NewArgon2Hasher() },
 			func() ports.TokenGenerator { return secrets.RandomTokens{} },
@@ -236,6 +241,7 @@ func Core(cfg config.Config) fx.Option {
 			httpx.NewRouter,
 			func() meta.Build { return meta.Build{Revision: revision()} },
 		),
+		Metrics(),
 		// The blob store opens at start-up even before a module asks for
 		// it, so a bad blob.url stops the start and the directory exists.
 		fx.Invoke(func(ports.BlobStore) {}),

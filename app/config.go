@@ -37,6 +37,9 @@ var envKeys = map[string]string{
 	"HEARTH_SHUTDOWN_TIMEOUT": "shutdown_timeout",
 }
 
+// envLists are the keys whose HEARTH_* value is a comma-separated list.
+var envLists = map[string]bool{"metrics.allowed_cidrs": true}
+
 // LoadConfig layers the built-in defaults, configs/hearth.yaml (when it
 // exists), the file named by path (when not empty) and HEARTH_* variables,
 // then validates the result.
@@ -67,8 +70,17 @@ func LoadConfig(path string) (config.Config, error) {
 				}
 				return name, value
 			}
-			name := strings.ToLower(strings.TrimPrefix(key, "HEARTH_"))
-			return strings.ReplaceAll(name, "__", "."), value
+			name := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(key, "HEARTH_")), "__", ".")
+			if envLists[name] {
+				var list []string
+				for _, v := range strings.Split(value, ",") {
+					if v = strings.TrimSpace(v); v != "" {
+						list = append(list, v)
+					}
+				}
+				return name, list
+			}
+			return name, value
 		},
 	}), nil)
 	if err != nil {

@@ -42,3 +42,25 @@ func TestConfigFileGitDefaults(t *testing.T) {
 		t.Errorf("configs/hearth.yaml ssh %+v, config.Default %+v", cfg.SSH, config.Default().SSH)
 	}
 }
+
+// TestConfigMetricsFromEnvironment: HEARTH_METRICS__ALLOWED_CIDRS is a
+// comma-separated list, HEARTH_METRICS__PPROF a boolean, and a bad network
+// stops the load.
+func TestConfigMetricsFromEnvironment(t *testing.T) {
+	t.Setenv("HEARTH_METRICS__ALLOWED_CIDRS", "10.0.0.0/8,192.168.0.0/16")
+	t.Setenv("HEARTH_METRICS__PPROF", "true")
+	cfg, err := app.LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Metrics.AllowedCIDRs; len(got) != 2 || got[0] != "10.0.0.0/8" || got[1] != "192.168.0.0/16" {
+		t.Errorf("metrics.allowed_cidrs from the environment %q", got)
+	}
+	if !cfg.Metrics.Pprof {
+		t.Error("metrics.pprof from the environment is off")
+	}
+	t.Setenv("HEARTH_METRICS__ALLOWED_CIDRS", "10.0.0.0/40")
+	if _, err := app.LoadConfig(""); err == nil {
+		t.Error("a bad metrics.allowed_cidrs was accepted")
+	}
+}

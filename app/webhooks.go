@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/hearth-forge/hearth/adapters/metrics"
 	"github.com/hearth-forge/hearth/adapters/webhook/netguard"
 	"github.com/hearth-forge/hearth/adapters/webhook/sender"
 	"github.com/hearth-forge/hearth/core/config"
@@ -30,10 +31,11 @@ func newURLGuard(cfg config.Config) ports.URLGuard {
 }
 
 // newHookSender delivers with the same guard, checked again at each
-// connection, and webhooks.timeout per request.
-func newHookSender(cfg config.Config) ports.HookSender {
+// connection, and webhooks.timeout per request, counting each attempt in
+// the metrics.
+func newHookSender(cfg config.Config, m *metrics.Registry) ports.HookSender {
 	g := netguard.Guard{AllowLocal: cfg.Webhooks.AllowLocalRequests}
-	return sender.New(g, cfg.Webhooks.Timeout, "Hearth/"+meta.Version)
+	return observedSender{next: sender.New(g, cfg.Webhooks.Timeout, "Hearth/"+meta.Version), m: m}
 }
 
 var _ ports.URLGuard = hookURLGuard{}

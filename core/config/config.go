@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ type Config struct {
 	Runner      Runner        `koanf:"runner"`
 	Webhooks    Webhooks      `koanf:"webhooks"`
 	SSH         SSH           `koanf:"ssh"`
+	Metrics     Metrics       `koanf:"metrics"`
 	Shutdown    time.Duration `koanf:"shutdown_timeout"`
 }
 
@@ -123,6 +125,43 @@ type Webhooks struct {
 	// PollInterval is how often idle workers look for due deliveries
 	// (a change on this node wakes them at once).
 	PollInterval time.Duration `koanf:"poll_interval"`
+}
+
+// Metrics configures GET /-/metrics (Prometheus text format) and the
+// optional net/http/pprof endpoints under /-/debug/pprof/. Both are served
+// only to loopback clients and to AllowedCIDRs, judged by the TCP peer
+// address (never X-Forwarded-For); anyone else gets 404, as GitLab answers
+// for its monitoring endpoints.
+type Metrics struct {
+	// AllowedCIDRs are networks, besides loopback, that may read them
+	// (e.g. a Prometheus server's 10.0.0.0/8); a bare address is one host.
+	AllowedCIDRs []string `koanf:"allowed_cidrs"`
+	// Pprof serves net/http/pprof under /-/debug/pprof/. Off by default:
+	// profiles reveal internals and some cost CPU while they run.
+	Pprof bool `koanf:"pprof"`
+}
+
+// ParseCIDRs parses metrics networks: CIDRs, or bare addresses as
+// single-host networks.
+func ParseCIDRs(list []string) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(list))
+	for _, raw := range list {
+		s := strings.TrimSpace(raw)
+		if s == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR or an IP address", s)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }
 
 // Storage selects the database adapter.
@@ -300,6 +339,9 @@ func (c *Config) Validate() error {
 		if s.Listen != "" && (s.LoginTimeout <= 0 || s.IdleTimeout <= 0 || s.MaxSessionsPerIP <= 0) {
 			errs = append(errs, errors.New("ssh.login_timeout, ssh.idle_timeout and ssh.max_sessions_per_ip must be positive"))
 		}
+	}
+	if _, err := ParseCIDRs(c.Metrics.AllowedCIDRs); err != nil {
+		errs = append(errs, fmt.Errorf("metrics.allowed_cidrs: %w", err))
 	}
 	return errors.Join(errs...)
 }

@@ -114,3 +114,33 @@ func TestSSHCloneBase(t *testing.T) {
 		t.Error("ssh.listen without a port validated")
 	}
 }
+
+// TestValidateMetricsCIDRs: the allow-list takes CIDRs and bare addresses
+// and refuses anything else by name.
+func TestValidateMetricsCIDRs(t *testing.T) {
+	t.Parallel()
+	c := config.Default()
+	c.Metrics.AllowedCIDRs = []string{"10.0.0.0/8", " 192.168.1.7 ", "2001:db8::/32", "203.0.113.9/24"}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("valid allow-list refused: %v", err)
+	}
+	got, err := config.ParseCIDRs(c.Metrics.AllowedCIDRs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"10.0.0.0/8", "192.168.1.7/32", "2001:db8::/32", "203.0.113.0/24"}
+	if len(got) != len(want) {
+		t.Fatalf("parsed %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].String() != want[i] {
+			t.Errorf("entry %d parsed as %s, want %s", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []string{"10.0.0.0/33", "example.com", "10.0.0.1/8/8"} {
+		c.Metrics.AllowedCIDRs = []string{bad}
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "metrics.allowed_cidrs") {
+			t.Errorf("allow-list %q: error %v, want one about metrics.allowed_cidrs", bad, err)
+		}
+	}
+}

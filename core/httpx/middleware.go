@@ -139,8 +139,9 @@ func RedactedQuery(u *url.URL) string {
 }
 
 // base installs the request ID, request logger, limits, escaped routing
-// path and the access log with panic recovery.
-func base(log *zap.Logger, opts Options) func(http.Handler) http.Handler {
+// path and the access log with panic recovery, and tells observe (when
+// not nil) of each finished request.
+func base(log *zap.Logger, opts Options, observe RequestObserver) func(http.Handler) http.Handler {
 	lim := limits{maxBody: opts.MaxBodyBytes, maxJSONDepth: opts.MaxJSONDepth}
 	baseURL := strings.TrimRight(opts.ExternalURL, "/")
 	return func(next http.Handler) http.Handler {
@@ -189,6 +190,18 @@ func base(log *zap.Logger, opts Options) func(http.Handler) http.Handler {
 					fields = append(fields, zap.Int64("user_id", c.UserID()))
 				}
 				reqLog.Info("request", fields...)
+				if observe != nil {
+					status := sw.status
+					if status == 0 {
+						// Nothing written: net/http sends 200.
+						status = http.StatusOK
+					}
+					var pattern string
+					if rctx := chi.RouteContext(ctx); rctx != nil {
+						pattern = rctx.RoutePattern()
+					}
+					observe(pattern, r.Method, status, time.Since(start))
+				}
 			}()
 			// The caller is filled in by the auth middleware; keep a slot
 			// here so the access log sees it.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
@@ -22,13 +23,22 @@ type Options struct {
 	MaxJSONDepth int
 }
 
+// RequestObserver is told of every request once its response is done:
+// the route's pattern (e.g. /api/v4/projects/{id}/issues, never the raw
+// path, so that a metrics label stays bounded; "" when no route matched),
+// the method, the status sent and how long the request took. It runs on
+// the request's goroutine and must be quick and safe for concurrent use.
+type RequestObserver func(pattern, method string, status int, took time.Duration)
+
 // RouterParams are the router's dependencies; modules add Routes to the group.
 type RouterParams struct {
 	fx.In
 	Options Options
 	Logger  *zap.Logger
 	Auth    ports.Authenticator `optional:"true"`
-	Routes  []Routes            `group:"api_routes"`
+	// Observer, when provided, is told of every request (metrics).
+	Observer RequestObserver `optional:"true"`
+	Routes   []Routes        `group:"api_routes"`
 }
 
 // Router is the HTTP handler of the whole API.
@@ -47,7 +57,7 @@ func NewRouter(p RouterParams) (*Router, error) {
 		p.Options.MaxJSONDepth = 32
 	}
 	mux := chi.NewRouter()
-	mux.Use(base(p.Logger.Named("http"), p.Options))
+	mux.Use(base(p.Logger.Named("http"), p.Options, p.Observer))
 	mux.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		_ = JSON(w, http.StatusNotFound, map[string]string{"error": "404 Not Found"})
 	})

@@ -27,18 +27,37 @@ type Bus struct {
 	tx  ports.TxManager
 	log *zap.Logger
 
+	// failed, when set, is told of each after-commit handler that
+	// failed or panicked (WithFailureObserver).
+	failed func(event string)
+
 	mu    sync.RWMutex
 	inTx  map[string][]handler
 	after map[string][]handler
 }
 
+// Option configures New.
+type Option func(*Bus)
+
+// WithFailureObserver has failed told the event's name each time an
+// after-commit handler fails or panics: those failures reach no caller,
+// so the app counts them (metrics) besides the log line. It must be quick
+// and safe for concurrent use.
+func WithFailureObserver(failed func(event string)) Option {
+	return func(b *Bus) { b.failed = failed }
+}
+
 // New returns a bus whose transactional handlers join tx's transactions and
 // whose other handlers run after tx commits. log records their failures.
-func New(tx ports.TxManager, log *zap.Logger) *Bus {
+func New(tx ports.TxManager, log *zap.Logger, opts ...Option) *Bus {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Bus{tx: tx, log: log, inTx: map[string][]handler{}, after: map[string][]handler{}}
+	b := &Bus{tx: tx, log: log, inTx: map[string][]handler{}, after: map[string][]handler{}}
+	for _, o := range opts {
+		o(b)
+	}
+	return b
 }
 
 // Subscribe runs fn after the publisher's transaction commits (at once when
@@ -101,11 +120,17 @@ func (b *Bus) deliver(ctx context.Context, name string, i int, fn handler, ev do
 			b.log.Error("event handler panicked",
 				zap.String("event", name), zap.Int("handler", i),
 				zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+			if b.failed != nil {
+				b.failed(name)
+			}
 		}
 	}()
 	if err := fn(ctx, ev); err != nil {
 		b.log.Error("event handler failed",
 			zap.String("event", name), zap.Int("handler", i), zap.Error(err))
+		if b.failed != nil {
+			b.failed(name)
+		}
 	}
 }
 

@@ -247,3 +247,28 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("a publish after 20 subscriptions reached %d handlers", count-before)
 	}
 }
+
+// TestFailureObserver: each after-commit failure and panic is reported by
+// event name; successes and transactional failures (returned to the
+// publisher) are not.
+func TestFailureObserver(t *testing.T) {
+	var failed []string
+	bus := New(&fakeTx{}, nil, WithFailureObserver(func(event string) { failed = append(failed, event) }))
+	bus.Subscribe("a", func(context.Context, domain.BusEvent) error { return errors.New("boom") })
+	bus.Subscribe("a", func(context.Context, domain.BusEvent) error { panic("kaput") })
+	bus.Subscribe("a", func(context.Context, domain.BusEvent) error { return nil })
+	bus.Subscribe("b", func(context.Context, domain.BusEvent) error { return nil })
+	bus.SubscribeTx("c", func(context.Context, domain.BusEvent) error { return errors.New("refused") })
+	if err := bus.Publish(t.Context(), testEvent{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Publish(t.Context(), testEvent{"b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Publish(t.Context(), testEvent{"c"}); err == nil {
+		t.Fatal("a failing transactional handler did not fail Publish")
+	}
+	if fmt.Sprint(failed) != "[a a]" {
+		t.Errorf("failures reported %v, want [a a]", failed)
+	}
+}

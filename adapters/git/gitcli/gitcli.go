@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -52,6 +53,8 @@ type Backend struct {
 	// runs counts the git processes run (cat-file aside), for the tests
 	// that pin how much git a read costs.
 	runs atomic.Int64
+	// observe, when set, is told of each git process (WithRunObserver).
+	observe func(took time.Duration, err error)
 	// hooks holds the pre-receive hook of ReceivePack (and only its).
 	hooks string
 }

@@ -62,6 +62,15 @@ func WithLimits(l Limits) Option {
 	return func(b *Backend) { b.limits = l.orDefault() }
 }
 
+// WithRunObserver has observe told of every git process the backend runs
+// (cat-file aside, as for the bound): how long it ran and how it ended.
+// It is how the app counts git work for metrics without this package
+// knowing the metrics technology; it must be quick and safe for
+// concurrent use.
+func WithRunObserver(observe func(took time.Duration, err error)) Option {
+	return func(b *Backend) { b.observe = observe }
+}
+
 // slots is a counting semaphore with a bounded wait. Waiters are served in
 // order: a freed slot passes straight to the longest waiter (a channel's
 // blocked senders queue first in, first out).

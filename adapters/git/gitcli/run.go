@@ -125,7 +125,11 @@ func (b *Backend) runOpts(ctx context.Context, o runOpts, args ...string) ([]byt
 	b.runs.Add(1)
 	err := cmd.Run()
 	b.procs.release()
-	b.log.Debug("git", zap.Strings("args", args), zap.Duration("took", time.Since(start)), zap.Error(err))
+	took := time.Since(start)
+	b.log.Debug("git", zap.Strings("args", args), zap.Duration("took", took), zap.Error(err))
+	if b.observe != nil {
+		b.observe(took, err)
+	}
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
