@@ -110,7 +110,7 @@ func TestDisallowedCommandsRefusedBeforeShell(t *testing.T) {
 		"too long": "git-upload-pack '" + strings.Repeat("a", maxCommandLen) + "'",
 	} {
 		r := execute(t, c, cmd, "", nil)
-		if r.err != nil || r.status != 1 || r.stderr != "Hearth: Disallowed command\n" {
+		if r.err != nil || r.status != 1 || r.stderr != "GitLab: Disallowed command\n" {
 			t.Errorf("%s: err %v status %d stderr %q", name, r.err, r.status, r.stderr)
 		}
 	}

@@ -17,7 +17,8 @@ const (
 	maxCommandLen = 4 << 10
 	// maxProtocolLen bounds GIT_PROTOCOL ("version=2" and a few more).
 	maxProtocolLen = 256
-	disallowedMsg  = "Hearth: Disallowed command\n"
+	// disallowedMsg is worded as the git shell words it (gitlab-shell's form).
+	disallowedMsg = "GitLab: Disallowed command\n"
 )
 
 // serveSession answers one session channel's requests: GIT_PROTOCOL in
