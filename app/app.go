@@ -22,6 +22,7 @@ import (
 	"github.com/hearth-forge/hearth/adapters/git/gitcli"
 	"github.com/hearth-forge/hearth/adapters/git/gogit"
 	"github.com/hearth-forge/hearth/adapters/metrics"
+	"github.com/hearth-forge/hearth/adapters/ratelimit"
 	"github.com/hearth-forge/hearth/adapters/secrets"
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/adapters/storage/postgres"
@@ -218,6 +219,7 @@ func Core(cfg config.Config) fx.Option {
 			ExternalURL:  cfg.ExternalURL,
 			MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
 			MaxJSONDepth: cfg.HTTP.MaxJSONDepth,
+			Throttle:     httpx.Throttle(cfg.RateLimit),
 		}),
 		fx.Provide(
 			newLogger,
@@ -235,6 +237,7 @@ func Core(cfg config.Config) fx.Option {
 				return ciconfig.New(ciconfig.Limits{MaxBytes: cfg.CI.MaxConfigBytes})
 			},
 			newURLGuard,
+			func(clock ports.Clock) ports.RateLimiter { return ratelimit.New(clock.Now) },
 			newHookSender,
 			access.New,
 			newPresenters,

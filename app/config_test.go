@@ -64,3 +64,17 @@ func TestConfigMetricsFromEnvironment(t *testing.T) {
 		t.Error("a bad metrics.allowed_cidrs was accepted")
 	}
 }
+
+// TestConfigRateLimitFromEnvironment: the example variable reaches
+// rate_limit.
+func TestConfigRateLimitFromEnvironment(t *testing.T) {
+	t.Setenv("HEARTH_RATE_LIMIT__ENABLED", "true")
+	t.Setenv("HEARTH_RATE_LIMIT__AUTHENTICATED_PER_PERIOD", "600")
+	cfg, err := app.LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cfg.RateLimit; !r.Enabled || r.AuthenticatedPerPeriod != 600 || r.UnauthenticatedPerPeriod != 3600 || r.Period != time.Hour {
+		t.Errorf("rate_limit from the environment: %+v", r)
+	}
+}

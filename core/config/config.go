@@ -29,6 +29,7 @@ type Config struct {
 	Runner      Runner        `koanf:"runner"`
 	Webhooks    Webhooks      `koanf:"webhooks"`
 	SSH         SSH           `koanf:"ssh"`
+	RateLimit   RateLimit     `koanf:"rate_limit"`
 	Metrics     Metrics       `koanf:"metrics"`
 	Shutdown    time.Duration `koanf:"shutdown_timeout"`
 }
@@ -76,6 +77,21 @@ type Runner struct {
 // gs://) URL, so that several nodes share them.
 type Blob struct {
 	URL string `koanf:"url"`
+}
+
+// RateLimit configures request throttling as GitLab's Rack::Attack
+// settings do (off by default, as GitLab's are). Limits are per node.
+type RateLimit struct {
+	Enabled bool `koanf:"enabled"`
+	// AuthenticatedPerPeriod limits each signed-in user, and
+	// UnauthenticatedPerPeriod each client address, per Period.
+	AuthenticatedPerPeriod   int           `koanf:"authenticated_per_period"`
+	UnauthenticatedPerPeriod int           `koanf:"unauthenticated_per_period"`
+	Period                   time.Duration `koanf:"period"`
+	// SignInPerPeriod limits sign-ins (POST /session) per client address
+	// per SignInPeriod, against password guessing.
+	SignInPerPeriod int           `koanf:"sign_in_per_period"`
+	SignInPeriod    time.Duration `koanf:"sign_in_period"`
 }
 
 // SSH configures the built-in SSH server that serves git to users' and
@@ -259,6 +275,13 @@ func Default() Config {
 			Retention:    7 * 24 * time.Hour,
 			PollInterval: time.Second,
 		},
+		RateLimit: RateLimit{
+			AuthenticatedPerPeriod:   7200,
+			UnauthenticatedPerPeriod: 3600,
+			Period:                   time.Hour,
+			SignInPerPeriod:          10,
+			SignInPeriod:             time.Minute,
+		},
 		SSH: SSH{
 			Listen:           "127.0.0.1:2222",
 			LoginTimeout:     30 * time.Second,
@@ -326,6 +349,10 @@ func (c *Config) Validate() error {
 	if w := c.Webhooks; w.Workers < 0 || w.Timeout <= 0 || w.MaxAttempts < 1 || w.RetryBackoff <= 0 ||
 		w.DisableAfter < 0 || w.Retention <= 0 || w.PollInterval <= 0 {
 		errs = append(errs, errors.New("webhooks: workers and disable_after_failures must not be negative, max_attempts must be at least 1, and timeout, retry_backoff, retention and poll_interval must be positive"))
+	}
+	if r := c.RateLimit; r.Enabled && (r.AuthenticatedPerPeriod <= 0 || r.UnauthenticatedPerPeriod <= 0 ||
+		r.Period <= 0 || r.SignInPerPeriod <= 0 || r.SignInPeriod <= 0) {
+		errs = append(errs, errors.New("rate_limit: the limits and periods must be positive when enabled"))
 	}
 	if s := c.SSH; s.Listen != "" || s.ExternalPort != 0 {
 		if s.Listen != "" {

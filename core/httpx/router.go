@@ -21,6 +21,8 @@ type Options struct {
 	ExternalURL  string
 	MaxBodyBytes int64
 	MaxJSONDepth int
+	// Throttle limits requests per user and address (with a Limiter).
+	Throttle Throttle
 }
 
 // RequestObserver is told of every request once its response is done:
@@ -38,7 +40,9 @@ type RouterParams struct {
 	Auth    ports.Authenticator `optional:"true"`
 	// Observer, when provided, is told of every request (metrics).
 	Observer RequestObserver `optional:"true"`
-	Routes   []Routes        `group:"api_routes"`
+	// Limiter counts requests for Options.Throttle.
+	Limiter ports.RateLimiter `optional:"true"`
+	Routes  []Routes          `group:"api_routes"`
 }
 
 // Router is the HTTP handler of the whole API.
@@ -91,8 +95,9 @@ func NewRouter(p RouterParams) (*Router, error) {
 			if route.SelfAuth {
 				auth = func(next http.Handler) http.Handler { return next }
 			}
+			limit := throttle(p.Limiter, p.Options.Throttle, route.Method, pattern)
 			mux.Group(func(r chi.Router) {
-				r.Use(routeLimits(maxBody, raw), capBody(maxBody), auth)
+				r.Use(routeLimits(maxBody, raw), capBody(maxBody), auth, limit)
 				r.Method(route.Method, pattern, h)
 			})
 		}
