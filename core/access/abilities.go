@@ -279,7 +279,7 @@ func (t Target) Require(a Ability, on ...Object) error {
 	if t.Can(a, on...) {
 		return nil
 	}
-	if t.Caller.UserID() == 0 {
+	if t.Caller.Anonymous() {
 		return core.Unauthenticated()
 	}
 	return core.Forbidden("")

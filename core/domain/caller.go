@@ -29,6 +29,12 @@ func (c *Caller) UserID() int64 {
 	return c.User.ID
 }
 
+// Anonymous reports whether nobody signed in: no user, and no deploy key
+// (which signs in without a user).
+func (c *Caller) Anonymous() bool {
+	return c.UserID() == 0 && (c == nil || c.DeployKey == nil)
+}
+
 // ActorID is who an action is recorded as: the acting user, or the user
 // who added the deploy key that signed in (0 when anonymous, or when that
 // user is gone).

@@ -126,6 +126,31 @@ func RefParam(r *http.Request, name string) (domain.IDOrPath, error) {
 	return domain.IDOrPath{Path: s}, nil
 }
 
+// IntPathParam reads an integer path parameter as Grape declares ids:
+// anything else is 400 "<name> is invalid" (where IDParam answers 404).
+// Use cases report it after their access checks, so handlers keep the
+// error rather than return it.
+func IntPathParam(r *http.Request, name string) (int64, error) {
+	s, err := PathParam(r, name)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, core.InvalidParam(name)
+	}
+	return n, nil
+}
+
+// SignedInRef reads the project or group reference name after refusing
+// anonymous callers (GitLab's authenticate! comes before the lookup).
+func SignedInRef(r *http.Request, name string) (domain.IDOrPath, error) {
+	if _, err := RequireUser(r); err != nil {
+		return domain.IDOrPath{}, err
+	}
+	return RefParam(r, name)
+}
+
 // IDParam reads a positive integer path parameter; anything else is a 404
 // of what, since no such thing can exist.
 func IDParam(r *http.Request, name, what string) (int64, error) {

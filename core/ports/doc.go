@@ -13,6 +13,8 @@
 // (adapters/storage/bunstore over SQLite or Postgres), the git ports from
 // one git adapter (adapters/git/gitcli or gogit), the bus from
 // adapters/bus/inproc, PasswordHasher and TokenGenerator from
-// adapters/secrets; Authenticator is the users module's. contracttests holds every adapter to
-// these contracts.
+// adapters/secrets, RateLimiter from adapters/ratelimit; Authenticator is
+// the users module's. The SSH server (adapters/ssh/sshserver) uses two
+// ports that modules provide: KeyAuthenticator (deploykeys) and GitShell
+// (repository). contracttests holds every adapter to these contracts.
 package ports

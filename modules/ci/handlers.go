@@ -3,7 +3,6 @@ package ci
 import (
 	"errors"
 	"net/http"
-	"strconv"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/apijson"
@@ -21,15 +20,8 @@ type handlers struct {
 // pipelineID reads {pipeline_id}; anything but a number is reported by
 // the use case after its access checks.
 func pipelineID(r *http.Request) PipelineID {
-	s, err := httpx.PathParam(r, "pipeline_id")
-	if err != nil {
-		return PipelineID{Invalid: err}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return PipelineID{Invalid: core.InvalidParam("pipeline_id")}
-	}
-	return PipelineID{ID: n}
+	n, err := httpx.IntPathParam(r, "pipeline_id")
+	return PipelineID{ID: n, Invalid: err}
 }
 
 // reply renders one full pipeline.
@@ -101,12 +93,7 @@ func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 }
 
 // writePath reads {id} after refusing anonymous callers.
-func writePath(r *http.Request) (domain.IDOrPath, error) {
-	if _, err := httpx.RequireUser(r); err != nil {
-		return domain.IDOrPath{}, err
-	}
-	return httpx.RefParam(r, "id")
-}
+func writePath(r *http.Request) (domain.IDOrPath, error) { return httpx.SignedInRef(r, "id") }
 
 // POST /projects/:id/pipelines/:pipeline_id/retry: 201 with the pipeline.
 func (h handlers) retry(w http.ResponseWriter, r *http.Request) error {

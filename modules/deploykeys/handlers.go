@@ -2,9 +2,7 @@ package deploykeys
 
 import (
 	"net/http"
-	"strconv"
 
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
@@ -12,27 +10,13 @@ import (
 // handlers decode, call one use case and render.
 type handlers struct{ s *Service }
 
-// projectPath reads {id} after refusing anonymous callers (GitLab's
-// authenticate! comes first).
-func projectPath(r *http.Request) (domain.IDOrPath, error) {
-	if _, err := httpx.RequireUser(r); err != nil {
-		return domain.IDOrPath{}, err
-	}
-	return httpx.RefParam(r, "id")
-}
+// projectPath reads {id} after refusing anonymous callers.
+func projectPath(r *http.Request) (domain.IDOrPath, error) { return httpx.SignedInRef(r, "id") }
 
-// keyID reads {key_id}, an integer for Grape (400 "key_id is invalid"
-// otherwise, reported after the access checks).
+// keyID reads {key_id}; a bad one is reported after the access checks.
 func keyID(r *http.Request) KeyID {
-	s, err := httpx.PathParam(r, "key_id")
-	if err != nil {
-		return KeyID{Invalid: err}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return KeyID{Invalid: core.InvalidParam("key_id")}
-	}
-	return KeyID{ID: n}
+	n, err := httpx.IntPathParam(r, "key_id")
+	return KeyID{ID: n, Invalid: err}
 }
 
 // GET /deploy_keys (administrators)

@@ -82,17 +82,16 @@ func (s *Service) canSee(ctx context.Context, caller *domain.Caller, k *domain.D
 	if err != nil {
 		return false, fmt.Errorf("projects of deploy key %d: %w", k.ID, err)
 	}
-	for _, id := range ids {
-		proj, err := s.p.Projects.Get(ctx, id)
-		if errors.Is(err, core.ErrNotFound) {
-			continue // deleted since
-		}
+	// One read for the projects (those deleted since are left out); the
+	// access check then stops at the first project the caller masters.
+	projects, err := s.p.Projects.GetMany(ctx, ids)
+	if err != nil {
+		return false, fmt.Errorf("projects of deploy key %d: %w", k.ID, err)
+	}
+	for i := range projects {
+		t, err := s.p.Policy.TargetOf(ctx, caller, &projects[i])
 		if err != nil {
-			return false, fmt.Errorf("project %d of deploy key %d: %w", id, k.ID, err)
-		}
-		t, err := s.p.Policy.TargetOf(ctx, caller, proj)
-		if err != nil {
-			return false, fmt.Errorf("access to project %d: %w", id, err)
+			return false, fmt.Errorf("access to project %d: %w", projects[i].ID, err)
 		}
 		if t.Can(access.AdminProject) {
 			return true, nil

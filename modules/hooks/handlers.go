@@ -2,9 +2,7 @@ package hooks
 
 import (
 	"net/http"
-	"strconv"
 
-	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/httpx"
 )
@@ -12,27 +10,14 @@ import (
 // handlers decode, call one use case and render.
 type handlers struct{ s *Service }
 
-// projectPath reads {id} after refusing anonymous callers (GitLab's
-// authenticate! comes first).
-func projectPath(r *http.Request) (domain.IDOrPath, error) {
-	if _, err := httpx.RequireUser(r); err != nil {
-		return domain.IDOrPath{}, err
-	}
-	return httpx.RefParam(r, "id")
-}
+// projectPath reads {id} after refusing anonymous callers.
+func projectPath(r *http.Request) (domain.IDOrPath, error) { return httpx.SignedInRef(r, "id") }
 
-// pathID reads the path parameter name, an integer for Grape (400 "<name>
-// is invalid" otherwise, reported after the access checks).
+// pathID reads the integer path parameter name; a bad one is reported
+// after the access checks.
 func pathID(r *http.Request, name string) HookID {
-	s, err := httpx.PathParam(r, name)
-	if err != nil {
-		return HookID{Invalid: err}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return HookID{Invalid: core.InvalidParam(name)}
-	}
-	return HookID{ID: n}
+	n, err := httpx.IntPathParam(r, name)
+	return HookID{ID: n, Invalid: err}
 }
 
 // hookID reads {hook_id}.

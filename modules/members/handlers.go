@@ -2,7 +2,6 @@ package members
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,15 +24,8 @@ func ref(r *http.Request, kind domain.MemberSource) (Ref, error) {
 
 // userRef reads {user_id}, an integer as GitLab declares it.
 func userRef(r *http.Request) UserRef {
-	s, err := httpx.PathParam(r, "user_id")
-	if err != nil {
-		return UserRef{Invalid: err}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return UserRef{Invalid: core.InvalidParam("user_id")}
-	}
-	return UserRef{ID: n}
+	n, err := httpx.IntPathParam(r, "user_id")
+	return UserRef{ID: n, Invalid: err}
 }
 
 // parseExpiry reads expires_at (YYYY-MM-DD or a timestamp) as a date; an

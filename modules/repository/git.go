@@ -63,8 +63,7 @@ func (s *Service) AuthenticateGit(ctx context.Context, login, password string) (
 // callers get core.ErrNotFound for projects they cannot see and
 // core.ErrForbidden, with GitLab's message, for what they may not do.
 func (s *Service) OpenGit(ctx context.Context, caller *domain.Caller, fullPath, service string) (*GitRepo, error) {
-	// A deploy key is no user, but a signed-in caller all the same.
-	anonymous := caller.UserID() == 0 && (caller == nil || caller.DeployKey == nil)
+	anonymous := caller.Anonymous()
 	t, err := s.p.Policy.Resolve(ctx, caller, domain.IDOrPath{Path: fullPath})
 	switch {
 	case errors.Is(err, core.ErrNotFound) && anonymous:

@@ -223,28 +223,10 @@ func testProtectedBranches(t *testing.T, tr transport) {
 func TestGitHTTPAccess(t *testing.T) {
 	t.Parallel()
 	s := newRepoServer(t)
-	devID, devToken := s.User("dev")
-	reporterID, _ := s.User("rep")
-	guestID, _ := s.User("guest")
-	s.User("stranger")
-	blockedID, blockedToken := s.User("blocked")
-	priv := s.hosted("secret", "private", 0)
-	pub := s.hosted("open", "public", 0)
-	internal := s.hosted("inside", "internal", 0)
-	for _, id := range []int64{priv.ID, pub.ID} {
-		s.member(id, devID, domain.Developer)
-	}
-	s.member(priv.ID, reporterID, domain.Reporter)
-	s.member(priv.ID, guestID, domain.Guest)
-	s.member(priv.ID, blockedID, domain.Developer)
+	world := newAccessWorld(t, s, httpTransport())
+	priv, pub, internal := world.priv, world.pub, world.internal
+	devID, devToken, blockedID, blockedToken := world.devID, world.devToken, world.blockedID, world.blockedToken
 	git := gitClient{t}
-
-	// Seed the projects.
-	for _, p := range []hosted{priv, pub, internal} {
-		w := git.clone(s.remote(p.Path, "root", apptest.RootPassword))
-		git.commit(w, "README.md", p.Path+"\n")
-		git.run(w, "push", "-q", "origin", "master")
-	}
 
 	// Anonymous: public clones, private and internal ask for credentials.
 	git.clone(s.remote(pub.Path, "", ""))

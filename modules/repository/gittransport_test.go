@@ -23,27 +23,32 @@ type transport struct {
 	notFound, authFailed string
 }
 
-func transports() []transport {
-	return []transport{
-		{
-			name: "http",
-			remote: func(s *repoServer, path, user string) string {
-				secret := password(user)
-				if user == "root" {
-					secret = apptest.RootPassword
-				}
-				return s.remote(path, user, secret)
-			},
-			notFound:   "not found",
-			authFailed: "Authentication failed",
+func transports() []transport { return []transport{httpTransport(), sshTransport()} }
+
+// httpTransport signs in with the user's password in the URL.
+func httpTransport() transport {
+	return transport{
+		name: "http",
+		remote: func(s *repoServer, path, user string) string {
+			secret := password(user)
+			if user == "root" {
+				secret = apptest.RootPassword
+			}
+			return s.remote(path, user, secret)
 		},
-		{
-			name:       "ssh",
-			opts:       []apptest.Option{apptest.SSH()},
-			remote:     func(s *repoServer, path, user string) string { return s.SSHRemote(s.T, path, user) },
-			notFound:   "GitLab: The project you were looking for could not be found.",
-			authFailed: "Permission denied (publickey)",
-		},
+		notFound:   "not found",
+		authFailed: "Authentication failed",
+	}
+}
+
+// sshTransport signs in with the user's test key (apptest.SSHKey).
+func sshTransport() transport {
+	return transport{
+		name:       "ssh",
+		opts:       []apptest.Option{apptest.SSH()},
+		remote:     func(s *repoServer, path, user string) string { return s.SSHRemote(s.T, path, user) },
+		notFound:   "GitLab: The project you were looking for could not be found.",
+		authFailed: "Permission denied (publickey)",
 	}
 }
 
@@ -67,26 +72,8 @@ func TestGitAccessMatrix(t *testing.T) {
 
 func testAccessMatrix(t *testing.T, tr transport) {
 	s := newRepoServer(t, tr.opts...)
-	devID, _ := s.User("dev")
-	reporterID, _ := s.User("rep")
-	guestID, _ := s.User("guest")
-	s.User("stranger")
-	blockedID, _ := s.User("blocked")
-	priv := s.hosted("secret", "private", 0)
-	pub := s.hosted("open", "public", 0)
-	internal := s.hosted("inside", "internal", 0)
-	for _, id := range []int64{priv.ID, pub.ID} {
-		s.member(id, devID, domain.Developer)
-	}
-	s.member(priv.ID, reporterID, domain.Reporter)
-	s.member(priv.ID, guestID, domain.Guest)
-	s.member(priv.ID, blockedID, domain.Developer)
-	git := gitClient{t}
-	for _, p := range []hosted{priv, pub, internal} {
-		w := git.clone(tr.remote(s, p.Path, "root"))
-		git.commit(w, "README.md", p.Path+"\n")
-		git.run(w, "push", "-q", "origin", "master")
-	}
+	w := newAccessWorld(t, s, tr)
+	priv, pub, internal, blockedID, git := w.priv, w.pub, w.internal, w.blockedID, gitClient{t}
 	// Remotes of the blocked user are made (and the key registered)
 	// before the block.
 	blockedRemote := tr.remote(s, priv.Path, "blocked")
@@ -140,4 +127,42 @@ func testAccessMatrix(t *testing.T, tr transport) {
 	if out := git.fails("", "clone", blockedRemote, t.TempDir()+"/x"); !strings.Contains(out, tr.authFailed) {
 		t.Errorf("blocked user: %s\nwant %q", out, tr.authFailed)
 	}
+}
+
+// accessWorld is the access tests' server content: users dev, rep,
+// guest, stranger and blocked, and a private, a public and an internal
+// project (each with one commit on master); dev develops the private and
+// the public one, rep reports, guest is a guest and blocked develops on
+// the private one.
+type accessWorld struct {
+	priv, pub, internal hosted
+	devID, blockedID    int64
+	devToken            string
+	blockedToken        string
+}
+
+func newAccessWorld(t *testing.T, s *repoServer, tr transport) accessWorld {
+	t.Helper()
+	var w accessWorld
+	w.devID, w.devToken = s.User("dev")
+	reporterID, _ := s.User("rep")
+	guestID, _ := s.User("guest")
+	s.User("stranger")
+	w.blockedID, w.blockedToken = s.User("blocked")
+	w.priv = s.hosted("secret", "private", 0)
+	w.pub = s.hosted("open", "public", 0)
+	w.internal = s.hosted("inside", "internal", 0)
+	for _, id := range []int64{w.priv.ID, w.pub.ID} {
+		s.member(id, w.devID, domain.Developer)
+	}
+	s.member(w.priv.ID, reporterID, domain.Reporter)
+	s.member(w.priv.ID, guestID, domain.Guest)
+	s.member(w.priv.ID, w.blockedID, domain.Developer)
+	git := gitClient{t}
+	for _, p := range []hosted{w.priv, w.pub, w.internal} {
+		c := git.clone(tr.remote(s, p.Path, "root"))
+		git.commit(c, "README.md", p.Path+"\n")
+		git.run(c, "push", "-q", "origin", "master")
+	}
+	return w
 }

@@ -184,10 +184,7 @@ func (st *hookDeliveryStore) Claim(ctx context.Context, node string, now time.Ti
 		return []domain.HookDelivery{}, nil
 	}
 	now = ts(now)
-	lock := ""
-	if st.s.db.Dialect().Name() == dialect.PG {
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
+	lock := st.s.skipLocked()
 	// A disabled hook's deliveries wait (their next_attempt_at is kept,
 	// so they go first once it is enabled again).
 	query := `UPDATE hook_deliveries
@@ -389,6 +386,16 @@ AND id NOT IN (SELECT payload_id FROM hook_deliveries WHERE payload_id IS NOT NU
 		return 0, fmt.Errorf("bunstore: prune hook payloads: %w", err)
 	}
 	return int(n), nil
+}
+
+// skipLocked is the clause a claim's subquery ends with: on Postgres it
+// locks the rows it picks and passes over those another claim holds; on
+// SQLite, whose writers are serialised, it is empty.
+func (s *Store) skipLocked() string {
+	if s.db.Dialect().Name() == dialect.PG {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
 }
 
 var _ ports.HookDeliveryStore = (*hookDeliveryStore)(nil)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -58,10 +57,7 @@ func (st *hookEventStore) Claim(ctx context.Context, node string, now time.Time,
 		return []domain.HookEvent{}, nil
 	}
 	now = ts(now)
-	lock := ""
-	if st.s.db.Dialect().Name() == dialect.PG {
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
+	lock := st.s.skipLocked()
 	query := `UPDATE hook_events
 SET claimed_by = ?, claim_expires_at = ?, attempts = attempts + 1
 WHERE id IN (
