@@ -41,6 +41,11 @@ type Backend struct {
 	// merged remembers which branch heads are reachable from which commits.
 	// Without it every branch list walks the default branch's history.
 	merged *lru[mergedKey, bool]
+	// mergeBases and dryMerges answer merge requests' mergeability checks,
+	// which run on reads, without a git process once asked: both depend
+	// only on the two commits.
+	mergeBases *lru[mergedKey, string]
+	dryMerges  *lru[mergedKey, dryMerge]
 	// commits keeps parsed commits, so lists of branches and first pages
 	// of log need no round trip to cat-file once read.
 	commits *lru[commitKey, domain.Commit]
@@ -98,6 +103,8 @@ func New(root string, log *zap.Logger, opts ...Option) (*Backend, error) {
 	b.procs = newSlots(b.limits.MaxProcesses, b.limits.QueueTimeout, "git process")
 	b.cat = newCatFilePool(b, catFileIdle, newSlots(b.limits.MaxCatFiles, b.limits.QueueTimeout, "cat-file"))
 	b.merged = newLRU[mergedKey, bool](mergedCacheSize)
+	b.mergeBases = newLRU[mergedKey, string](mergedCacheSize)
+	b.dryMerges = newLRU[mergedKey, dryMerge](mergedCacheSize)
 	b.commits = newLRU[commitKey, domain.Commit](commitCacheSize)
 	b.lastCommits = newLRU[pathKey, string](commitCacheSize)
 	b.packed = gitobject.NewPackedRefs()

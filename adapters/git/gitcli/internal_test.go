@@ -171,8 +171,11 @@ func TestFsyncConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := filepath.Join(root, "projects", "2.git")
-	if got := CleanGit(t, p, "--git-dir="+p, "config", "--local", "--get", "core.fsync"); got != "objects,reference" {
-		t.Errorf("local core.fsync = %q", got)
+	for key, want := range map[string]string{"core.fsync": "objects,reference", "core.fsyncMethod": "fsync",
+		"receive.fsckObjects": "true", "core.bare": "true"} {
+		if got := CleanGit(t, p, "--git-dir="+p, "config", "--local", "--get", key); got != want {
+			t.Errorf("local %s = %q, want %q", key, got, want)
+		}
 	}
 }
 

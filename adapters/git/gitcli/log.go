@@ -129,14 +129,21 @@ func (b *Backend) MergeBase(ctx context.Context, repo, a, c string) (string, err
 	if err != nil {
 		return "", fmt.Errorf("gitcli: merge base in %s: %w", repo, err)
 	}
+	key := mergedKey{gitDir, ids[0], ids[1]}
+	if base, ok := b.mergeBases.get(key); ok {
+		return base, nil
+	}
 	out, err := b.runIn(ctx, gitDir, "merge-base", ids[0], ids[1])
 	if exitCode(err) == 1 {
+		b.mergeBases.put(key, "")
 		return "", nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("gitcli: merge base in %s: %w", repo, err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	base := strings.TrimSpace(string(out))
+	b.mergeBases.put(key, base)
+	return base, nil
 }
 
 // IsAncestor reports whether ancestor is reachable from descendant.
@@ -149,11 +156,19 @@ func (b *Backend) IsAncestor(ctx context.Context, repo, ancestor, descendant str
 	if err != nil {
 		return false, fmt.Errorf("gitcli: is ancestor in %s: %w", repo, err)
 	}
+	// The same question the branch lists ask: is ancestor's commit
+	// reachable from descendant's.
+	key := mergedKey{gitDir: gitDir, target: ids[1], head: ids[0]}
+	if in, ok := b.merged.get(key); ok {
+		return in, nil
+	}
 	_, err = b.runIn(ctx, gitDir, "merge-base", "--is-ancestor", ids[0], ids[1])
 	switch {
 	case err == nil:
+		b.merged.put(key, true)
 		return true, nil
 	case exitCode(err) == 1:
+		b.merged.put(key, false)
 		return false, nil
 	default:
 		return false, fmt.Errorf("gitcli: is ancestor in %s: %w", repo, err)

@@ -54,6 +54,33 @@ func (b *Backend) mergeTrees(ctx context.Context, gitDir, ours, theirs string) (
 	return tree, conflicts, nil
 }
 
+// dryMerge is the answer of a dry-run merge of two commits.
+type dryMerge struct {
+	tree      string
+	conflicts []string
+}
+
+// dryMerge reports what merging theirs into ours would give, remembered
+// per pair of commits (merge requests ask on every read). Only dry runs
+// use the cache: the tree merge-tree wrote is unreferenced and gc may
+// prune it, so a real merge always writes its own.
+func (b *Backend) dryMerge(ctx context.Context, repo, gitDir, ours, theirs string) (domain.MergeResult, error) {
+	key := mergedKey{gitDir, ours, theirs}
+	m, ok := b.dryMerges.get(key)
+	if !ok {
+		tree, conflicts, err := b.mergeTrees(ctx, gitDir, ours, theirs)
+		if err != nil {
+			return domain.MergeResult{}, fmt.Errorf("gitcli: merge in %s: %w", repo, err)
+		}
+		m = dryMerge{tree, conflicts}
+		b.dryMerges.put(key, m)
+	}
+	if len(m.conflicts) > 0 {
+		return domain.MergeResult{Conflicts: append([]string(nil), m.conflicts...)}, nil
+	}
+	return domain.MergeResult{TreeID: m.tree}, nil
+}
+
 // Merge writes a merge commit of req.Theirs into req.Ours.
 func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeSpec) (domain.MergeResult, error) {
 	gitDir, err := b.open(repo)
@@ -67,15 +94,15 @@ func (b *Backend) Merge(ctx context.Context, repo string, req domain.MergeSpec) 
 	if err != nil {
 		return domain.MergeResult{}, fmt.Errorf("gitcli: merge in %s: %w", repo, err)
 	}
+	if req.DryRun {
+		return b.dryMerge(ctx, repo, gitDir, ids[0], ids[1])
+	}
 	tree, conflicts, err := b.mergeTrees(ctx, gitDir, ids[0], ids[1])
 	if err != nil {
 		return domain.MergeResult{}, fmt.Errorf("gitcli: merge in %s: %w", repo, err)
 	}
 	if len(conflicts) > 0 {
 		return domain.MergeResult{Conflicts: conflicts}, nil
-	}
-	if req.DryRun {
-		return domain.MergeResult{TreeID: tree}, nil
 	}
 	id, err := b.commitTree(ctx, gitDir, tree, ids, req.Message, req.Author, req.Committer)
 	if err != nil {

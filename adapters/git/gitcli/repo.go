@@ -3,19 +3,39 @@ package gitcli
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hearth-forge/hearth/adapters/git/gitdisk"
 	"github.com/hearth-forge/hearth/core"
 )
 
-// durableConfig is written into every repository this backend makes:
-// objects and refs reach the disk before git reports success, and pushed
-// objects are checked before they are accepted. gc keeps git's defaults.
-var durableConfig = [][2]string{
-	{"core.fsync", "objects,reference"},
-	{"core.fsyncMethod", "fsync"},
-	{"receive.fsckObjects", "true"},
+// durableConfig is appended to the config of every repository this
+// backend makes: objects and refs reach the disk before git reports
+// success, and pushed objects are checked before they are accepted. gc
+// keeps git's defaults. It is written by Go rather than by one "git
+// config" process per key: creating a project then runs one git process
+// instead of four. A repeated [core] section is valid git config.
+const durableConfig = `[core]
+	fsync = objects,reference
+	fsyncMethod = fsync
+[receive]
+	fsckObjects = true
+`
+
+// appendDurableConfig adds durableConfig to the new repository at gitDir
+// (which gitdisk syncs before moving it into place).
+func appendDurableConfig(gitDir string) error {
+	f, err := os.OpenFile(filepath.Join(gitDir, "config"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("open config: %w", err)
+	}
+	if _, err := f.WriteString(durableConfig); err != nil {
+		f.Close()
+		return fmt.Errorf("write config: %w", err)
+	}
+	return f.Close()
 }
 
 // Create makes an empty bare repository whose HEAD names defaultBranch
@@ -107,12 +127,7 @@ func (b *Backend) build(ctx context.Context, final string, fill func(tmp string)
 		if err := fill(tmp); err != nil {
 			return err
 		}
-		for _, kv := range durableConfig {
-			if _, err := b.runIn(ctx, tmp, "config", kv[0], kv[1]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return appendDurableConfig(tmp)
 	}, func() { b.cat.evict(final) })
 }
 
