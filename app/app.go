@@ -238,6 +238,7 @@ func Core(cfg config.Config) fx.Option {
 			},
 			newURLGuard,
 			func(clock ports.Clock) ports.RateLimiter { return ratelimit.New(clock.Now) },
+			func(clock ports.Clock) ports.Bans { return ratelimit.NewBans(clock.Now) },
 			newHookSender,
 			access.New,
 			newPresenters,

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,7 +20,8 @@ func TestRateLimits(t *testing.T) {
 	t.Parallel()
 	srv := apptest.New(t, apptest.Configure(func(c *config.Config) {
 		c.RateLimit = config.RateLimit{Enabled: true, AuthenticatedPerPeriod: 50, UnauthenticatedPerPeriod: 30,
-			Period: time.Minute, SignInPerPeriod: 5, SignInPeriod: time.Minute}
+			Period: time.Minute, SignInPerPeriod: 5, SignInPeriod: time.Minute,
+			GitAuthMaxRetry: 10, GitAuthFindTime: time.Minute, GitAuthBanTime: time.Hour}
 	}))
 	c := srv.Client(t)
 	_, aliceToken := c.User("alice")
@@ -88,6 +90,80 @@ func TestRateLimitsOffByDefault(t *testing.T) {
 	for i := range 1000 {
 		if resp, body := srv.Do(t, "GET", "/user", srv.RootToken, nil); resp.StatusCode != http.StatusOK {
 			t.Fatalf("request %d: %d %s", i, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestGitAuthFailureBan: with rate_limit on, an address whose git client
+// fails HTTP Basic sign-in max_retry times within find time is banned
+// (403 "Forbidden" on git and API routes alike, right credentials
+// included) until ban time has passed; a success in between starts the
+// count again; trusted addresses and servers without rate limits never
+// ban.
+func TestGitAuthFailureBan(t *testing.T) {
+	t.Parallel()
+	limits := config.RateLimit{Enabled: true, AuthenticatedPerPeriod: 1000, UnauthenticatedPerPeriod: 1000,
+		Period: time.Minute, SignInPerPeriod: 100, SignInPeriod: time.Minute,
+		GitAuthMaxRetry: 3, GitAuthFindTime: time.Minute, GitAuthBanTime: time.Hour}
+	refs := func(srv *apptest.Server, password string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest("GET", srv.URL+"/root/p.git/info/refs?service=git-upload-pack", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth("root", password)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	newServer := func(limits config.RateLimit) *apptest.Server {
+		srv := apptest.New(t, apptest.Configure(func(c *config.Config) { c.RateLimit = limits }))
+		srv.Client(t).Project(srv.RootToken, "name", "p", "visibility", "private")
+		return srv
+	}
+
+	srv := newServer(limits)
+	// Two failures, a success, two failures: never three in a row.
+	for i, password := range []string{"wrong", "wrong", apptest.RootPassword, "wrong", "wrong"} {
+		want := http.StatusUnauthorized
+		if password == apptest.RootPassword {
+			want = http.StatusOK
+		}
+		if status, body := refs(srv, password); status != want {
+			t.Fatalf("attempt %d: %d %q, want %d", i, status, body, want)
+		}
+	}
+	if status, _ := refs(srv, "wrong"); status != http.StatusUnauthorized {
+		t.Fatalf("third failure in a row answered %d, want 401 (the ban starts after it)", status)
+	}
+	if status, body := refs(srv, apptest.RootPassword); status != http.StatusForbidden || body != "Forbidden\n" {
+		t.Fatalf("banned address with the right password: %d %q, want 403 Forbidden", status, body)
+	}
+	if resp, body := srv.Do(t, "GET", "/user", srv.RootToken, nil); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("banned address on the API: %d %s", resp.StatusCode, body)
+	}
+	srv.Advance(time.Hour)
+	if status, body := refs(srv, apptest.RootPassword); status != http.StatusOK {
+		t.Fatalf("after the ban time: %d %q", status, body)
+	}
+
+	trusted := limits
+	trusted.GitAuthTrusted = []string{"127.0.0.1", "::1"}
+	off := limits
+	off.Enabled = false
+	for name, srv := range map[string]*apptest.Server{"trusted": newServer(trusted), "off": newServer(off)} {
+		for i := range 10 {
+			if status, body := refs(srv, "wrong"); status != http.StatusUnauthorized {
+				t.Fatalf("%s: failure %d: %d %q", name, i, status, body)
+			}
+		}
+		// (A token: ten wrong passwords lock root's password sign-in.)
+		if status, body := refs(srv, srv.RootToken); status != http.StatusOK {
+			t.Fatalf("%s: after 10 failures: %d %q, want no ban", name, status, body)
 		}
 	}
 }

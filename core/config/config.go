@@ -92,6 +92,14 @@ type RateLimit struct {
 	// per SignInPeriod, against password guessing.
 	SignInPerPeriod int           `koanf:"sign_in_per_period"`
 	SignInPeriod    time.Duration `koanf:"sign_in_period"`
+	// GitAuthMaxRetry failed HTTP Basic sign-ins of git clients from one
+	// address within GitAuthFindTime ban it for GitAuthBanTime (GitLab's
+	// rack_attack.git_basic_auth: maxretry, findtime, bantime), except the
+	// addresses of GitAuthTrusted (ip_whitelist).
+	GitAuthMaxRetry int           `koanf:"git_auth_max_retry"`
+	GitAuthFindTime time.Duration `koanf:"git_auth_find_time"`
+	GitAuthBanTime  time.Duration `koanf:"git_auth_ban_time"`
+	GitAuthTrusted  []string      `koanf:"git_auth_trusted"`
 }
 
 // SSH configures the built-in SSH server that serves git to users' and
@@ -281,6 +289,9 @@ func Default() Config {
 			Period:                   time.Hour,
 			SignInPerPeriod:          10,
 			SignInPeriod:             time.Minute,
+			GitAuthMaxRetry:          10,
+			GitAuthFindTime:          time.Minute,
+			GitAuthBanTime:           time.Hour,
 		},
 		SSH: SSH{
 			Listen:           "127.0.0.1:2222",
@@ -351,8 +362,14 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("webhooks: workers and disable_after_failures must not be negative, max_attempts must be at least 1, and timeout, retry_backoff, retention and poll_interval must be positive"))
 	}
 	if r := c.RateLimit; r.Enabled && (r.AuthenticatedPerPeriod <= 0 || r.UnauthenticatedPerPeriod <= 0 ||
-		r.Period <= 0 || r.SignInPerPeriod <= 0 || r.SignInPeriod <= 0) {
+		r.Period <= 0 || r.SignInPerPeriod <= 0 || r.SignInPeriod <= 0 ||
+		r.GitAuthMaxRetry <= 0 || r.GitAuthFindTime <= 0 || r.GitAuthBanTime <= 0) {
 		errs = append(errs, errors.New("rate_limit: the limits and periods must be positive when enabled"))
+	}
+	for _, a := range c.RateLimit.GitAuthTrusted {
+		if net.ParseIP(a) == nil {
+			errs = append(errs, fmt.Errorf("rate_limit.git_auth_trusted: %q is not an IP address", a))
+		}
 	}
 	if s := c.SSH; s.Listen != "" || s.ExternalPort != 0 {
 		if s.Listen != "" {

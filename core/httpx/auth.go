@@ -10,7 +10,10 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-type callerSlot struct{ caller *domain.Caller }
+type callerSlot struct {
+	caller *domain.Caller
+	bans   *banGuard // the route's git sign-in ban guard, nil when off
+}
 
 // CallerOf is the authenticated caller, nil when anonymous.
 func CallerOf(r *http.Request) *domain.Caller {

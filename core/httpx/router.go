@@ -42,7 +42,9 @@ type RouterParams struct {
 	Observer RequestObserver `optional:"true"`
 	// Limiter counts requests for Options.Throttle.
 	Limiter ports.RateLimiter `optional:"true"`
-	Routes  []Routes          `group:"api_routes"`
+	// Bans keeps the addresses banned for failed git sign-ins.
+	Bans   ports.Bans `optional:"true"`
+	Routes []Routes   `group:"api_routes"`
 }
 
 // Router is the HTTP handler of the whole API.
@@ -73,6 +75,7 @@ func NewRouter(p RouterParams) (*Router, error) {
 	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Module < groups[j].Module })
 	seen := map[string]string{}
 	rt := &Router{mux: mux}
+	guard := newBanGuard(p.Bans, p.Options.Throttle)
 	for _, g := range groups {
 		for _, route := range g.Routes {
 			pattern := route.Pattern
@@ -95,7 +98,7 @@ func NewRouter(p RouterParams) (*Router, error) {
 			if route.SelfAuth {
 				auth = func(next http.Handler) http.Handler { return next }
 			}
-			limit := throttle(p.Limiter, p.Options.Throttle, route.Method, pattern)
+			limit := throttle(p.Limiter, guard, p.Options.Throttle, route.Method, pattern)
 			mux.Group(func(r chi.Router) {
 				r.Use(routeLimits(maxBody, raw), capBody(maxBody), auth, limit)
 				r.Method(route.Method, pattern, h)

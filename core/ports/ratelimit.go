@@ -24,3 +24,17 @@ type RateDecision struct {
 	// its allowance is whole again.
 	Reset time.Time
 }
+
+// Bans keeps keys (client addresses) that failed too often out for a
+// while, as Rack::Attack's Allow2Ban does for GitLab's git HTTP Basic
+// authentication.
+type Bans interface {
+	// Fail counts one failure of key. Once maxRetry failures fall within
+	// findTime of the first, key is banned for banTime; Fail reports
+	// whether key is banned now.
+	Fail(ctx context.Context, key string, maxRetry int, findTime, banTime time.Duration) bool
+	// Forgive forgets key's failures (a success), but not a ban.
+	Forgive(ctx context.Context, key string)
+	// Banned reports whether key is banned, and until when.
+	Banned(ctx context.Context, key string) (until time.Time, banned bool)
+}

@@ -146,12 +146,15 @@ func (h handlers) gitCaller(w http.ResponseWriter, r *http.Request) (*domain.Cal
 	}
 	c, err := h.s.AuthenticateGit(r.Context(), login, password)
 	if err != nil {
-		if !errors.Is(err, core.ErrUnauthenticated) {
+		if errors.Is(err, core.ErrUnauthenticated) {
+			httpx.CredentialsRefused(r)
+		} else {
 			httpx.Logger(r).Error("git http: authenticate", zap.Error(err))
 		}
 		_ = gitText(w, http.StatusUnauthorized, "HTTP Basic: Access denied")
 		return nil, false
 	}
+	httpx.CredentialsAccepted(r)
 	httpx.SignedIn(r, c)
 	return c, true
 }
