@@ -140,25 +140,27 @@ func (s *Service) Run(ctx context.Context, opt Options) (*Report, error) {
 	return r.rep, nil
 }
 
-// Write prints one line per problem (severity, what, fix or what the
-// repair did) and a summary line.
+// Write prints one line per problem and the summary line.
 func (r *Report) Write(w io.Writer) error {
 	for _, p := range r.Problems {
-		var line string
-		switch {
-		case p.Repaired != "":
-			line = fmt.Sprintf("repaired: %s -- %s", p.What, p.Repaired)
-		case p.RepairError != "":
-			line = fmt.Sprintf("%s: %s -- fix: %s (the repair failed: %s)", p.Severity, p.What, p.Fix, p.RepairError)
-		default:
-			line = fmt.Sprintf("%s: %s -- fix: %s", p.Severity, p.What, p.Fix)
-		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
+		if _, err := fmt.Fprintln(w, p.String()); err != nil {
 			return err
 		}
 	}
 	_, err := fmt.Fprintln(w, r.Summary())
 	return err
+}
+
+// String is the problem's line: severity, what is wrong and the fix, or
+// what the repair did.
+func (p Problem) String() string {
+	switch {
+	case p.Repaired != "":
+		return fmt.Sprintf("repaired: %s -- %s", p.What, p.Repaired)
+	case p.RepairError != "":
+		return fmt.Sprintf("%s: %s -- fix: %s (the repair failed: %s)", p.Severity, p.What, p.Fix, p.RepairError)
+	}
+	return fmt.Sprintf("%s: %s -- fix: %s", p.Severity, p.What, p.Fix)
 }
 
 // Summary is the report's last line.

@@ -37,12 +37,18 @@ func (b *Backend) Fsck(ctx context.Context, repo string) ([]string, error) {
 	return fsckLines(string(out) + "\n" + ge.stderr), nil
 }
 
-// fsckLines keeps the non-empty lines of fsck's output, at most
+// fsckLines keeps the non-empty lines of fsck's output, spaces
+// collapsed and a "broken link from" joined with its "to" line, at most
 // maxFsckLines (the last one then says how many more there were).
 func fsckLines(out string) []string {
 	var lines []string
 	for _, l := range strings.Split(out, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		l = strings.Join(strings.Fields(l), " ")
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "to ") && len(lines) > 0:
+			lines[len(lines)-1] += " " + l
+		default:
 			lines = append(lines, l)
 		}
 	}

@@ -40,11 +40,10 @@ func doctorCmd(configFile *string) *cobra.Command {
 				return err
 			}
 			if schema := doctor.SchemaProblems(st); len(st.Unknown) > 0 || (len(st.Pending) > 0 && !opt.Repair) {
-				rep := &doctor.Report{Problems: schema}
-				if err := rep.Write(out); err != nil {
-					return err
+				for _, p := range schema {
+					fmt.Fprintln(out, p)
 				}
-				fmt.Fprintln(out, "the other checks need the schema this binary expects: fix the schema first")
+				fmt.Fprintln(out, "nothing else was checked: the other checks need the schema this binary expects")
 				return fmt.Errorf("doctor: the database schema needs attention")
 			}
 			var rep *doctor.Report
