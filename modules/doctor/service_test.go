@@ -46,7 +46,9 @@ func (fakeMRs) List(context.Context, domain.MergeRequestFilter) ([]domain.MergeR
 
 type fakeRefs struct{}
 
-func (fakeRefs) ArtifactsAfter(context.Context, int64, int) ([]domain.Artifact, error) { return nil, nil }
+func (fakeRefs) ArtifactsAfter(context.Context, int64, int) ([]domain.Artifact, error) {
+	return nil, nil
+}
 func (fakeRefs) ArchivedTracesAfter(context.Context, int64, int) ([]domain.Job, error) {
 	return nil, nil
 }
@@ -57,7 +59,9 @@ type fakeGit struct {
 	ports.RepoBackend
 }
 
-func (fakeGit) Exists(_ context.Context, repo string) (bool, error) { return repo != "projects/1.git", nil }
+func (fakeGit) Exists(_ context.Context, repo string) (bool, error) {
+	return repo != "projects/1.git", nil
+}
 func (fakeGit) Create(context.Context, string, string) error {
 	return errors.New("disk full")
 }
