@@ -34,7 +34,6 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 	"github.com/hearth-forge/hearth/modules/ci"
 	"github.com/hearth-forge/hearth/modules/deploykeys"
-	"github.com/hearth-forge/hearth/modules/doctor"
 	"github.com/hearth-forge/hearth/modules/events"
 	"github.com/hearth-forge/hearth/modules/groups"
 	"github.com/hearth-forge/hearth/modules/hooks"
@@ -246,7 +245,6 @@ func Core(cfg config.Config) fx.Option {
 			func() meta.Build { return meta.Build{Revision: revision()} },
 		),
 		Metrics(),
-		doctorPorts(),
 		// The blob store opens at start-up even before a module asks for
 		// it, so a bad blob.url stops the start and the directory exists.
 		fx.Invoke(func(ports.BlobStore) {}),
@@ -261,7 +259,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module, deploykeys.Module, doctor.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module, deploykeys.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a

@@ -9,7 +9,16 @@ import (
 	"github.com/hearth-forge/hearth/adapters/storage/bunstore"
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/ports"
+	"github.com/hearth-forge/hearth/modules/doctor"
 )
+
+// Doctor adds the doctor module and the ports it checks through to Core.
+// `hearth doctor` starts Core with it and no other module, so that no
+// module's start-up work (merge repairs, fork resumption, webhook
+// deliveries, the stale job sweep) changes what it looks at.
+func Doctor() fx.Option {
+	return fx.Options(doctorPorts(), doctor.Module)
+}
 
 // doctorPorts provides what the doctor module checks through: the
 // storage adapter's schema and blob-reference queries, and the git

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/hearth-forge/hearth/app"
 	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -32,7 +33,7 @@ func TestDoctor(t *testing.T) {
 	t.Parallel()
 	var svc *doctor.Service
 	var blobs ports.BlobStore
-	srv := apptest.New(t, apptest.With(fx.Populate(&svc, &blobs)))
+	srv := apptest.New(t, apptest.With(app.Doctor(), fx.Populate(&svc, &blobs)))
 	ctx := t.Context()
 
 	alpha := newMREnv(t, srv, "alpha")

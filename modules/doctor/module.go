@@ -25,7 +25,8 @@ import (
 
 // Module provides *Service. Its dependencies (the stores, the git backend
 // and its ports.RepoChecker, the BlobStore, ports.SchemaInspector and
-// ports.BlobReferences) come from the app.
+// ports.BlobReferences) come from the app (app.Doctor), which starts no
+// other module beside it.
 var Module = fx.Module("doctor",
 	fx.Provide(NewService),
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("doctor") }),

@@ -5,8 +5,10 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/fx"
 
 	"github.com/hearth-forge/hearth/app"
+	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/modules/doctor"
 )
 
@@ -46,12 +48,7 @@ func doctorCmd(configFile *string) *cobra.Command {
 				fmt.Fprintln(out, "nothing else was checked: the other checks need the schema this binary expects")
 				return fmt.Errorf("doctor: the database schema needs attention")
 			}
-			var rep *doctor.Report
-			err = withService(ctx, *configFile, func(svc *doctor.Service) error {
-				var err error
-				rep, err = svc.Run(ctx, opt)
-				return err
-			})
+			rep, err := runDoctor(ctx, cfg, opt)
 			if err != nil {
 				return err
 			}
@@ -73,4 +70,22 @@ func doctorCmd(configFile *string) *cobra.Command {
 	cmd.Flags().BoolVar(&opt.Repair, "repair", false, "apply the fixes that lose nothing (see above)")
 	cmd.Flags().DurationVar(&opt.FsckTimeout, "fsck-timeout", doctor.DefaultFsckTimeout, "how long the check of one repository may take")
 	return cmd
+}
+
+// runDoctor starts Core with the doctor alone (which applies pending
+// migrations), runs it and stops.
+func runDoctor(ctx context.Context, cfg config.Config, opt doctor.Options) (*doctor.Report, error) {
+	var svc *doctor.Service
+	a := fx.New(app.Core(cfg), app.Doctor(), fx.Populate(&svc))
+	if err := a.Err(); err != nil {
+		return nil, err
+	}
+	if err := a.Start(ctx); err != nil {
+		return nil, err
+	}
+	rep, runErr := svc.Run(ctx, opt)
+	if err := a.Stop(context.Background()); err != nil && runErr == nil {
+		runErr = err
+	}
+	return rep, runErr
 }
