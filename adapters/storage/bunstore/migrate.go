@@ -12,6 +12,9 @@ import (
 	"github.com/uptrace/bun/migrate"
 )
 
+// migrationsTable records the applied migrations.
+const migrationsTable = "hearth_migrations"
+
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
@@ -81,7 +84,7 @@ func (s *Store) migrateWith(ctx context.Context, ms *migrate.Migrations) (err er
 		defer func() { err = errors.Join(err, unlock()) }()
 	}
 	m := migrate.NewMigrator(s.db, ms,
-		migrate.WithTableName("hearth_migrations"),
+		migrate.WithTableName(migrationsTable),
 		migrate.WithLocksTableName("hearth_migration_locks"),
 		migrate.WithMarkAppliedOnSuccess(true),
 		migrate.WithUpsert(true),

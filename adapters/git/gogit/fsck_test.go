@@ -1,0 +1,9 @@
+package gogit_test
+
+import (
+	"testing"
+
+	"github.com/hearth-forge/hearth/contracttests"
+)
+
+func TestFsck(t *testing.T) { contracttests.RunFsckSuite(t, newRepo) }
