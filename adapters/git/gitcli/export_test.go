@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap/zaptest"
 )
@@ -41,7 +42,12 @@ func CleanGit(t *testing.T, dir string, args ...string) string {
 func NewTestBackend(t *testing.T) (*Backend, string) {
 	t.Helper()
 	root := t.TempDir()
-	b, err := New(root, zaptest.NewLogger(t))
+	// The default slots with a patient queue: the contract's concurrent
+	// cases (ten forks at once) wait their turn on a loaded machine
+	// instead of failing as overloaded (which limit_test.go checks).
+	limits := DefaultLimits()
+	limits.QueueTimeout = time.Minute
+	b, err := New(root, zaptest.NewLogger(t), WithLimits(limits))
 	if err != nil {
 		t.Fatal(err)
 	}
