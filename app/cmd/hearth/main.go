@@ -24,6 +24,6 @@ func rootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&configFile, "config", "", "configuration file (YAML), read after configs/hearth.yaml")
-	root.AddCommand(serveCmd(&configFile), migrateCmd(&configFile), adminCmd(&configFile), runnerCmd())
+	root.AddCommand(serveCmd(&configFile), migrateCmd(&configFile), adminCmd(&configFile), backupCmd(&configFile), runnerCmd())
 	return root
 }
