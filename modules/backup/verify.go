@@ -14,28 +14,11 @@ import (
 	"github.com/hearth-forge/hearth/core"
 )
 
-// entry is a file of the tar as read back.
-type entry struct {
-	name       string
-	dataOffset int64
-	size       int64
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // Verify checks an archive without restoring anything: the manifest
-// against its checksum, then every part's bytes (its tar header and
-// padding included) against the manifest. A damaged archive is
-// core.ErrInvalid naming the part that fails.
+// (found from the end of the archive) against its checksum, then every
+// part's bytes, its tar header and padding included, against the
+// manifest, and that the parts cover the archive up to the manifest with
+// no gap. A damaged archive is core.ErrInvalid naming the part that fails.
 func (s *Service) Verify(ctx context.Context, r io.ReaderAt, size int64, progress Progress) (Manifest, error) {
 	return Verify(ctx, r, size, progress)
 }
@@ -44,12 +27,9 @@ func (s *Service) Verify(ctx context.Context, r io.ReaderAt, size int64, progres
 // without a server.
 func Verify(ctx context.Context, r io.ReaderAt, size int64, progress Progress) (Manifest, error) {
 	var m Manifest
-	entries, manifest, manifestSum, err := walk(r, size)
+	manifest, manifestSum, manifestAt, err := findManifest(r, size)
 	if err != nil {
 		return m, err
-	}
-	if manifest == nil || manifestSum == nil {
-		return m, fmt.Errorf("backup: part %s: missing (not a complete Hearth backup): %w", manifestName, core.ErrInvalid)
 	}
 	sum := sha256.Sum256(manifest)
 	want, _, _ := strings.Cut(string(manifestSum), " ")
@@ -62,34 +42,24 @@ func Verify(ctx context.Context, r io.ReaderAt, size int64, progress Progress) (
 	if m.Format != FormatVersion {
 		return m, fmt.Errorf("backup: archive format %d, this build reads %d: %w", m.Format, FormatVersion, core.ErrInvalid)
 	}
-	byName := map[string]entry{}
-	for _, e := range entries {
-		byName[e.name] = e
-	}
-	listed := map[string]bool{manifestName: true, manifestSumName: true}
+	var end int64
 	for i, p := range m.Parts {
 		if err := ctx.Err(); err != nil {
 			return m, err
 		}
 		progress.report("verify: "+p.Name, i, len(m.Parts))
-		listed[p.Name] = true
-		e, ok := byName[p.Name]
-		if !ok {
-			return m, fmt.Errorf("backup: part %s: missing from the archive: %w", p.Name, core.ErrInvalid)
-		}
-		if e.dataOffset != p.DataOffset || e.size != p.Size || p.End < p.DataOffset+p.Size {
+		if p.Offset != end || p.DataOffset < p.Offset || p.End < p.DataOffset+p.Size || p.End > manifestAt {
 			return m, fmt.Errorf("backup: part %s: not where the manifest puts it: %w", p.Name, core.ErrInvalid)
 		}
 		if err := checkPart(r, p); err != nil {
 			return m, err
 		}
+		end = p.End
+	}
+	if end != manifestAt {
+		return m, fmt.Errorf("backup: %d bytes before the manifest belong to no part: %w", manifestAt-end, core.ErrInvalid)
 	}
 	progress.report("verify", len(m.Parts), len(m.Parts))
-	for _, e := range entries {
-		if !listed[e.name] {
-			return m, fmt.Errorf("backup: part %s: not in the manifest: %w", e.name, core.ErrInvalid)
-		}
-	}
 	refs := []string{sequencesPart}
 	for _, t := range m.Tables {
 		refs = append(refs, t.Part)
@@ -136,56 +106,37 @@ func checkPart(r io.ReaderAt, p Part) error {
 	return nil
 }
 
-// walk reads the tar's headers, and the manifest and its checksum. A
-// header tar cannot read is reported with the name it appears to carry
-// and the last part read before it.
-func walk(r io.ReaderAt, size int64) (entries []entry, manifest, manifestSum []byte, err error) {
-	cr := &countingReader{r: io.NewSectionReader(r, 0, size)}
-	tr := tar.NewReader(cr)
-	last := "(none: the first part)"
-	for {
-		off := cr.n
+// findManifest finds the manifest's tar header among the last blocks of
+// the archive (tar headers start on 512-byte blocks) and reads it and
+// its checksum, which follows it. Nothing before it is read: a damaged
+// part cannot hide the manifest.
+func findManifest(r io.ReaderAt, size int64) (manifest, sum []byte, at int64, err error) {
+	const block = 512
+	prefix := []byte(manifestName + "\x00")
+	buf := make([]byte, block)
+	for off := size/block*block - block; off >= 0 && size-off <= maxManifestBytes+64<<10; off -= block {
+		if _, err := r.ReadAt(buf, off); err != nil {
+			return nil, nil, 0, fmt.Errorf("backup: read the archive: %w", err)
+		}
+		if !bytes.HasPrefix(buf, prefix) {
+			continue
+		}
+		tr := tar.NewReader(io.NewSectionReader(r, off, size-off))
 		h, err := tr.Next()
-		if err == io.EOF {
-			return entries, manifest, manifestSum, nil
+		if err != nil || h.Name != manifestName || h.Size > maxManifestBytes {
+			continue
 		}
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("backup: part %s: unreadable tar header at offset %d (the part after %s): %v: %w",
-				headerName(r, off), off, last, err, core.ErrInvalid)
+		if manifest, err = io.ReadAll(tr); err != nil {
+			return nil, nil, 0, fmt.Errorf("backup: part %s: %v: %w", manifestName, err, core.ErrInvalid)
 		}
-		e := entry{name: h.Name, dataOffset: cr.n, size: h.Size}
-		entries = append(entries, e)
-		last = h.Name
-		switch h.Name {
-		case manifestName, manifestSumName:
-			limit := int64(maxManifestBytes)
-			if h.Name == manifestSumName {
-				limit = manifestSumMaxSize
-			}
-			if h.Size > limit {
-				return nil, nil, nil, fmt.Errorf("backup: part %s: too large: %w", h.Name, core.ErrInvalid)
-			}
-			body, err := io.ReadAll(tr)
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("backup: part %s: %v: %w", h.Name, err, core.ErrInvalid)
-			}
-			if h.Name == manifestName {
-				manifest = body
-			} else {
-				manifestSum = body
-			}
+		h, err = tr.Next()
+		if err != nil || h.Name != manifestSumName || h.Size > manifestSumMaxSize {
+			return nil, nil, 0, fmt.Errorf("backup: part %s: missing or unreadable (%v): %w", manifestSumName, err, core.ErrInvalid)
 		}
+		if sum, err = io.ReadAll(tr); err != nil {
+			return nil, nil, 0, fmt.Errorf("backup: part %s: %v: %w", manifestSumName, err, core.ErrInvalid)
+		}
+		return manifest, sum, off, nil
 	}
-}
-
-// headerName is the name field of the (damaged) tar header at off, as far
-// as it reads.
-func headerName(r io.ReaderAt, off int64) string {
-	buf := make([]byte, 100)
-	n, _ := r.ReadAt(buf, off)
-	name, _, _ := bytes.Cut(buf[:n], []byte{0})
-	if len(name) == 0 {
-		return "(unnamed)"
-	}
-	return fmt.Sprintf("%q", name)
+	return nil, nil, 0, fmt.Errorf("backup: part %s: not found (not a complete Hearth backup, or its header is damaged): %w", manifestName, core.ErrInvalid)
 }

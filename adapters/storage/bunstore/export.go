@@ -35,9 +35,12 @@ type columnHeader struct {
 	Type string `json:"type"`
 }
 
-// bookkeeping tables are the migrator's own: the schema version travels in
-// the manifest instead.
-var bookkeeping = []string{"hearth_migrations", "hearth_migration_locks"}
+// bookkeeping tables are not data and are neither exported, emptied nor
+// imported: the migrator's own (the schema version travels in the
+// manifest instead), and ci_queue, SQLite's stand-in for Postgres's
+// ci_queue_version sequence (a counter runners poll for changes; any value
+// will do on the restored side).
+var bookkeeping = []string{"hearth_migrations", "hearth_migration_locks", "ci_queue"}
 
 // Backup returns the port that exports and imports the whole database.
 func (s *Store) Backup() ports.DatabaseBackup { return &databaseBackup{s} }
@@ -165,12 +168,12 @@ func (s *snapshot) Sequences(ctx context.Context) (map[string]int64, error) {
 		}
 		return seqs, rows.Err()
 	}
-	for _, t := range s.tables {
-		seq, err := serialSequence(ctx, s.q, t)
-		if err != nil {
-			return nil, fmt.Errorf("bunstore: backup sequences: %w", err)
-		}
-		if seq == "" {
+	serials, err := serialSequences(ctx, s.q)
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: backup sequences: %w", err)
+	}
+	for t, seq := range serials {
+		if !slices.Contains(s.tables, t) {
 			continue
 		}
 		var last int64
@@ -279,7 +282,7 @@ func isMissingTable(err error) bool {
 func listTables(ctx context.Context, q querier, pg bool) ([]string, error) {
 	query := "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
 	if pg {
-		query = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+		query = "SELECT relname FROM pg_class WHERE relkind IN ('r', 'p') AND relnamespace = current_schema()::regnamespace"
 	}
 	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
@@ -305,7 +308,8 @@ func tableColumns(ctx context.Context, q querier, pg bool, table string) ([]colu
 	var rows *sql.Rows
 	var err error
 	if pg {
-		rows, err = q.QueryContext(ctx, "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position", table)
+		rows, err = q.QueryContext(ctx, `SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+WHERE a.attrelid = quote_ident(?)::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, table)
 	} else {
 		rows, err = q.QueryContext(ctx, "SELECT name, type FROM pragma_table_info(?) ORDER BY cid", table)
 	}
@@ -427,18 +431,30 @@ func exportValue(typ string, v any) (any, error) {
 	return nil, fmt.Errorf("unexpected %T for a %s column", v, typ)
 }
 
-// serialSequence is the quoted name of the sequence behind table's id
-// column on Postgres, or "" when it has none.
-func serialSequence(ctx context.Context, q querier, table string) (string, error) {
-	var seq sql.NullString
-	err := queryRow(ctx, q, "SELECT pg_get_serial_sequence(?, 'id') FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND column_name = 'id'", []any{table, table}, &seq)
-	if err == sql.ErrNoRows {
-		return "", nil
-	}
+// serialSequences maps every table of the current schema with a
+// generated id column to the (qualified, quoted) name of its sequence, on
+// Postgres. The catalog, not information_schema: it answers in
+// microseconds rather than tens of milliseconds a query.
+func serialSequences(ctx context.Context, q querier) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT c.relname, pg_get_serial_sequence(quote_ident(c.relname), 'id')
+FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'id' AND NOT a.attisdropped
+WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace`)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return seq.String, nil
+	defer rows.Close()
+	seqs := map[string]string{}
+	for rows.Next() {
+		var table string
+		var seq sql.NullString
+		if err := rows.Scan(&table, &seq); err != nil {
+			return nil, err
+		}
+		if seq.Valid {
+			seqs[table] = seq.String
+		}
+	}
+	return seqs, rows.Err()
 }
 
 func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }

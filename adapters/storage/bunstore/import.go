@@ -265,14 +265,11 @@ func importValue(typ string, v any) (any, error) {
 // backup's last id and the largest id now in the table.
 func setSequences(ctx context.Context, tx bun.Tx, pg bool, tables []string, seqs map[string]int64) error {
 	if pg {
-		for _, t := range tables {
-			seq, err := serialSequence(ctx, tx, t)
-			if err != nil {
-				return fmt.Errorf("sequence of %s: %w", t, err)
-			}
-			if seq == "" {
-				continue
-			}
+		serials, err := serialSequences(ctx, tx)
+		if err != nil {
+			return fmt.Errorf("sequences: %w", err)
+		}
+		for t, seq := range serials {
 			var maxID int64
 			if err := queryRow(ctx, tx, "SELECT COALESCE(MAX(id), 0) FROM "+quoteIdent(t), nil, &maxID); err != nil {
 				return fmt.Errorf("sequence of %s: %w", t, err)
