@@ -233,7 +233,9 @@ func fillForBackup(t *testing.T, srv *apptest.Server) *backupFixture {
 	// milestone, a tag, a snippet.
 	ci.commit("feature", "master", "feature work", map[string]string{"feature.txt": "f\n"})
 	ci.commit("done", "master", "done work", map[string]string{"done.txt": "d\n"})
-	path := func(format string, a ...any) string { return fmt.Sprintf("/projects/%d", ci.id) + fmt.Sprintf(format, a...) }
+	path := func(format string, a ...any) string {
+		return fmt.Sprintf("/projects/%d", ci.id) + fmt.Sprintf(format, a...)
+	}
 	c.Expect(201, "POST", path("/labels"), srv.RootToken, apptest.Form("name", "bug", "color", "#ff0000"))
 	ms := c.Expect(201, "POST", path("/milestones"), srv.RootToken, apptest.Form("title", "v1")).Object(t)
 	open := c.Expect(201, "POST", path("/merge_requests"), alice, apptest.Form("source_branch", "feature", "target_branch", "master", "title", "Open one", "labels", "bug")).Object(t)

@@ -100,8 +100,8 @@ type options struct {
 	// dataDir and dsn, when set, are an existing data directory and
 	// database (a restored backup) used as they are.
 	dataDir, dsn string
-	extra  []fx.Option
-	tune   func(*config.Config)
+	extra        []fx.Option
+	tune         func(*config.Config)
 }
 
 // Option changes how the server is built.
