@@ -153,7 +153,6 @@ func readBundleHeader(br *bufio.Reader) ([]*plumbing.Reference, error) {
 	}
 }
 
-
 // reachable lists every object the tips reach: commits, their trees and
 // blobs, annotated tags and what they point at (submodule commits aside,
 // which live elsewhere). Blobs are named by their trees, never read.
