@@ -4,7 +4,8 @@
 // and their delivery, deploykeys for deploy keys and SSH key sign-in, and
 // CI: ci
 // for pipelines and variables, jobs for the jobs and commit statuses API,
-// runners for the runner protocol and the runners API). Each is an fx module that the app
+// runners for the runner protocol and the runners API; backup, with no
+// routes, for `hearth backup`). Each is an fx module that the app
 // composes; your own module is built the same way and joins the same
 // router (see the README's "Embedding Hearth").
 //

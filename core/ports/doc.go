@@ -13,7 +13,9 @@
 // (adapters/storage/bunstore over SQLite or Postgres), the git ports from
 // one git adapter (adapters/git/gitcli or gogit), the bus from
 // adapters/bus/inproc, PasswordHasher and TokenGenerator from
-// adapters/secrets, RateLimiter from adapters/ratelimit; Authenticator is
+// adapters/secrets, RateLimiter from adapters/ratelimit, DatabaseBackup
+// from the storage adapter and RepoBundler from both git adapters (for
+// the backup module); Authenticator is
 // the users module's. The SSH server (adapters/ssh/sshserver) uses two
 // ports that modules provide: KeyAuthenticator (deploykeys) and GitShell
 // (repository). contracttests holds every adapter to these contracts.
