@@ -152,6 +152,9 @@ func (s *snapshot) Sequences(ctx context.Context) (map[string]int64, error) {
 	seqs := map[string]int64{}
 	if !s.pg {
 		rows, err := s.q.QueryContext(ctx, "SELECT name, seq FROM sqlite_sequence")
+		if err != nil && isMissingTable(err) {
+			return seqs, nil // no AUTOINCREMENT table yet
+		}
 		if err != nil {
 			return nil, fmt.Errorf("bunstore: backup sequences: %w", err)
 		}
