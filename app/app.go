@@ -32,6 +32,7 @@ import (
 	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/httpx"
 	"github.com/hearth-forge/hearth/core/ports"
+	"github.com/hearth-forge/hearth/modules/backup"
 	"github.com/hearth-forge/hearth/modules/ci"
 	"github.com/hearth-forge/hearth/modules/deploykeys"
 	"github.com/hearth-forge/hearth/modules/events"
@@ -133,6 +134,7 @@ type Stores struct {
 	DeployKeys        ports.DeployKeyStore
 	Tx                ports.TxManager
 	Pinger            ports.Pinger
+	Backup            ports.DatabaseBackup
 }
 
 func storesOf(s *bunstore.Store) Stores {
@@ -146,7 +148,7 @@ func storesOf(s *bunstore.Store) Stores {
 		Snippets: s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
 		Variables: s.Variables(), Artifacts: s.Artifacts(), Hooks: s.Hooks(),
 		SystemHooks: s.SystemHooks(), HookRouter: s.HookRouter(), HookDeliveries: s.HookDeliveries(), HookEvents: s.HookEvents(),
-		DeployKeys: s.DeployKeys(), Tx: s.Tx(), Pinger: s,
+		DeployKeys: s.DeployKeys(), Tx: s.Tx(), Pinger: s, Backup: s.Backup(),
 	}
 }
 
@@ -158,6 +160,8 @@ type Git struct {
 	Reader    ports.RepoReader
 	Writer    ports.RepoWriter
 	Transport ports.RepoTransport
+	// Bundler is nil for a backend without bundles.
+	Bundler ports.RepoBundler
 }
 
 // newGit opens the configured git backend; one that holds long-lived
@@ -184,7 +188,8 @@ func newGit(lc fx.Lifecycle, cfg config.Config, log *zap.Logger, m *metrics.Regi
 			return nil
 		}))
 	}
-	return Git{Backend: b, Storage: b, Reader: b, Writer: b, Transport: b}, nil
+	bundler, _ := b.(ports.RepoBundler)
+	return Git{Backend: b, Storage: b, Reader: b, Writer: b, Transport: b, Bundler: bundler}, nil
 }
 
 // newBlob opens the blob store of artifacts and archived traces at
@@ -260,7 +265,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module, deploykeys.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module, deploykeys.Module, backup.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a

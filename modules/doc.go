@@ -4,8 +4,9 @@
 // and their delivery, deploykeys for deploy keys and SSH key sign-in, and
 // CI: ci
 // for pipelines and variables, jobs for the jobs and commit statuses API,
-// runners for the runner protocol and the runners API; doctor, without
-// routes, for `hearth doctor`). Each is an fx module that the app
+// runners for the runner protocol and the runners API; doctor and backup,
+// without routes, for `hearth doctor` and `hearth backup`). Each is an fx
+// module that the app
 // composes; your own module is built the same way and joins the same
 // router (see the README's "Embedding Hearth").
 //

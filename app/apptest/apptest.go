@@ -97,8 +97,11 @@ func (s *Server) Advance(d time.Duration) {
 type options struct {
 	ssh    bool
 	driver string
-	extra  []fx.Option
-	tune   func(*config.Config)
+	// dataDir and dsn, when set, are an existing data directory and
+	// database (a restored backup) used as they are.
+	dataDir, dsn string
+	extra        []fx.Option
+	tune         func(*config.Config)
 }
 
 // Option changes how the server is built.
@@ -113,6 +116,13 @@ func Driver(name string) Option { return func(o *options) { o.driver = name } }
 
 // With adds fx options (extra modules, decorators).
 func With(opts ...fx.Option) Option { return func(o *options) { o.extra = append(o.extra, opts...) } }
+
+// At starts the server on an existing data directory and database (of
+// the driver chosen with Driver), such as a restored backup, instead of
+// fresh ones.
+func At(dataDir, dsn string) Option {
+	return func(o *options) { o.dataDir, o.dsn = dataDir, dsn }
+}
 
 // Configure edits the configuration before start.
 func Configure(fn func(*config.Config)) Option { return func(o *options) { o.tune = fn } }
@@ -130,7 +140,9 @@ func New(t testing.TB, opts ...Option) *Server {
 	cfg.SSH.Listen = "" // tests that want SSH ask for it (WithSSH)
 	cfg.Log.Level = "debug"
 	cfg.Storage.Driver = o.driver
-	if o.driver == "postgres" {
+	if o.dataDir != "" {
+		cfg.DataDir, cfg.Storage.DSN = o.dataDir, o.dsn
+	} else if o.driver == "postgres" {
 		cfg.Storage.DSN = migrated.DSN(t)
 	} else {
 		cfg.Storage.DSN = filepath.Join(cfg.DataDir, "hearth.db")

@@ -15,7 +15,9 @@
 // adapters/bus/inproc, PasswordHasher and TokenGenerator from
 // adapters/secrets, RateLimiter and Bans from adapters/ratelimit; the
 // doctor's SchemaInspector and BlobReferences come from bunstore,
-// RepoChecker from the git backend; Authenticator is
+// RepoChecker from the git backend; DatabaseBackup from the storage
+// adapter and RepoBundler from both git adapters (for the backup module);
+// Authenticator is
 // the users module's. The SSH server (adapters/ssh/sshserver) uses two
 // ports that modules provide: KeyAuthenticator (deploykeys) and GitShell
 // (repository). contracttests holds every adapter to these contracts.

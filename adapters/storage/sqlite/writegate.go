@@ -64,6 +64,12 @@ type gatedConn struct {
 }
 
 func (c *gatedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if opts.ReadOnly {
+		// A read-only transaction (a backup's snapshot) begins deferred
+		// and never takes the write lock: it must not hold the gate, or
+		// every writer would wait for it to end.
+		return c.cachingConn.BeginTx(ctx, opts)
+	}
 	if err := c.gate.acquire(ctx); err != nil {
 		return nil, err
 	}
