@@ -24,10 +24,7 @@ func rootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&configFile, "config", "", "configuration file (YAML), read after configs/hearth.yaml")
-<<<<<<< HEAD
-	root.AddCommand(serveCmd(&configFile), migrateCmd(&configFile), adminCmd(&configFile), doctorCmd(&configFile), runnerCmd())
-=======
-	root.AddCommand(serveCmd(&configFile), migrateCmd(&configFile), adminCmd(&configFile), backupCmd(&configFile), runnerCmd())
->>>>>>> wt-backup
+	root.AddCommand(serveCmd(&configFile), migrateCmd(&configFile), adminCmd(&configFile),
+		backupCmd(&configFile), doctorCmd(&configFile), runnerCmd())
 	return root
 }
