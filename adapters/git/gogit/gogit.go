@@ -43,13 +43,14 @@ const check = gitinput.Checker("gogit")
 
 // Backend stores bare repositories under a root directory.
 type Backend struct {
-	disk *gitdisk.Root
-	log  *zap.Logger
+	disk   *gitdisk.Root
+	log    *zap.Logger
+	limits Limits
 }
 
 // New opens (creating it if needed) the repository root. A nil log
 // discards logging.
-func New(root string, log *zap.Logger) (*Backend, error) {
+func New(root string, log *zap.Logger, opts ...Option) (*Backend, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -57,7 +58,11 @@ func New(root string, log *zap.Logger) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{disk: disk, log: log}, nil
+	b := &Backend{disk: disk, log: log, limits: DefaultLimits()}
+	for _, o := range opts {
+		o(b)
+	}
+	return b, nil
 }
 
 // Close releases nothing: the backend holds no long-lived resources.
