@@ -24,6 +24,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"go.uber.org/zap"
 
@@ -72,6 +73,8 @@ func (b *Backend) Close() error { return nil }
 type repoh struct {
 	dir string
 	st  *filesystem.Storage
+	// q is a pushed pack in quarantine, read before st (see ReceivePack).
+	q *packfile.Packfile
 }
 
 // open validates repo and opens it; core.ErrNotFound when it is missing.
@@ -84,7 +87,7 @@ func (b *Backend) open(repo string) (*repoh, error) {
 }
 
 func openDir(dir string) *repoh {
-	st := filesystem.NewStorageWithOptions(osfs.New(dir, osfs.WithBoundOS()), cache.NewObjectLRU(16<<20),
+	st := filesystem.NewStorageWithOptions(idxFS{osfs.New(dir, osfs.WithBoundOS())}, cache.NewObjectLRU(16<<20),
 		filesystem.Options{})
 	return &repoh{dir: dir, st: st}
 }
@@ -94,7 +97,7 @@ func (r *repoh) ReadObject(id string) (gitobject.Object, error) {
 	if !gitnames.IsOID(id) {
 		return gitobject.Object{}, fmt.Errorf("object %q: %w", id, core.ErrNotFound)
 	}
-	o, err := r.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(id))
+	o, err := r.object(plumbing.AnyObject, plumbing.NewHash(id))
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return gitobject.Object{}, fmt.Errorf("object %s: %w (%w)", id, core.ErrNotFound, gitobject.ErrMissing)

@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -32,23 +34,46 @@ func refuse(format string, args ...any) error {
 	return &packRefusal{msg: fmt.Sprintf(format, args...)}
 }
 
-// ingested is a pushed pack stored in objects/pack.
+// ingested is a pushed pack in quarantine: checked, indexed and fsynced
+// in a directory of its own beside objects (nothing is ever created and
+// removed in objects/pack: go-git fails to list a directory whose
+// entries vanish under it), readable through q until install links it
+// into objects/pack, or close drops it.
 type ingested struct {
-	pack, idx string
-	ids       []plumbing.Hash
-	// owned is false when an identical pack was there already: it is not
-	// this push's to remove.
-	owned bool
+	dir, qdir, tmp string
+	f              billy.File
+	idx            []byte
+	sum            plumbing.Hash
+	ids            []plumbing.Hash
+	q              *packfile.Packfile
 }
 
-// remove deletes the pack again (a refused push): pack first, so that
-// no reader finds the pack without its index.
-func (p *ingested) remove() {
-	if p == nil || !p.owned {
+// install links the index, then the pack, into objects/pack under git's
+// names (readers find packs by their .pack, or skip an index whose pack
+// is missing) and syncs the directory. An identical pack already there
+// (another push of the same objects) is kept as it is.
+func (p *ingested) install() error {
+	base := filepath.Join(p.dir, "pack-"+p.sum.String())
+	idx := filepath.Join(p.qdir, "pack.idx")
+	if err := writeFileSync(p.qdir, idx, p.idx, 0o444); err != nil {
+		return err
+	}
+	if err := os.Link(idx, base+".idx"); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if err := os.Link(p.tmp, base+".pack"); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return gitdisk.Sync(p.dir)
+}
+
+// close drops the quarantine (the pack stays if install linked it).
+func (p *ingested) close() {
+	if p == nil {
 		return
 	}
-	_ = os.Remove(p.pack)
-	_ = os.Remove(p.idx)
+	p.f.Close()
+	_ = os.RemoveAll(p.qdir)
 }
 
 // packReader reads the pushed pack from br byte-exactly (nothing past
@@ -100,25 +125,31 @@ func (p *packReader) took(b []byte) {
 	}
 }
 
-// ingestPack stores the pack that follows the commands: streamed to a
-// temporary file (bounded by the limits), checked object by object,
-// indexed by go-git, both files fsynced, then the index and the pack
-// linked into objects/pack under git's names. A pack of no objects is
-// not stored (nil). Thin packs (deltas against objects outside the pack)
-// are refused: the advertisement asks for none (no-thin).
-func (b *Backend) ingestPack(ctx context.Context, r *repoh, br *bufio.Reader) (*ingested, error) {
+// ingestPack reads the pack that follows the commands into quarantine:
+// streamed to a temporary file (bounded by the limits), checked object by
+// object, indexed by go-git, fsynced. A pack of no objects is not kept
+// (nil). Thin packs (deltas against objects outside the pack) are
+// refused: the advertisement asks for none (no-thin).
+func (b *Backend) ingestPack(ctx context.Context, r *repoh, br *bufio.Reader) (_ *ingested, err error) {
 	dir := filepath.Join(r.dir, "objects", "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "tmp_pack_")
+	qdir, err := os.MkdirTemp(r.dir, "incoming-")
 	if err != nil {
 		return nil, err
 	}
-	tmp := f.Name()
+	tmp := filepath.Join(qdir, "pack.pack")
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		_ = os.RemoveAll(qdir)
+		return nil, err
+	}
 	defer func() {
 		f.Close()
-		_ = os.Remove(tmp)
+		if err != nil {
+			_ = os.RemoveAll(qdir)
+		}
 	}()
 	pr := &packReader{br: br, w: bufio.NewWriterSize(f, 64<<10), h: sha1.New(), hashing: true, max: b.limits.MaxPackBytes}
 	count, err := b.copyPack(ctx, pr)
@@ -136,6 +167,7 @@ func (b *Backend) ingestPack(ctx context.Context, r *repoh, br *bufio.Reader) (*
 		return nil, refuse("bad pack: %v", err)
 	}
 	if count == 0 {
+		_ = os.RemoveAll(qdir)
 		return nil, nil
 	}
 	if err := pr.w.Flush(); err != nil {
@@ -167,10 +199,10 @@ func (b *Backend) ingestPack(ctx context.Context, r *repoh, br *bufio.Reader) (*
 	if _, err := idxfile.NewEncoder(&ibuf).Encode(idx); err != nil {
 		return nil, err
 	}
-	pk := &ingested{
-		pack: filepath.Join(dir, "pack-"+sum.String()+".pack"),
-		idx:  filepath.Join(dir, "pack-"+sum.String()+".idx"),
+	if err := os.Chmod(tmp, 0o444); err != nil {
+		return nil, err
 	}
+	pk := &ingested{dir: dir, qdir: qdir, tmp: tmp, idx: ibuf.Bytes(), sum: sum}
 	iter, err := idx.Entries()
 	if err != nil {
 		return nil, err
@@ -185,30 +217,11 @@ func (b *Backend) ingestPack(ctx context.Context, r *repoh, br *bufio.Reader) (*
 		}
 		pk.ids = append(pk.ids, e.Hash)
 	}
-	if err := f.Close(); err != nil {
+	fsys := osfs.New(qdir, osfs.WithBoundOS())
+	if pk.f, err = fsys.Open(filepath.Base(tmp)); err != nil {
 		return nil, err
 	}
-	if err := os.Chmod(tmp, 0o444); err != nil {
-		return nil, err
-	}
-	// The index first: readers find packs by their .pack (go-git) or
-	// skip an index whose pack is missing (git).
-	if err := writeFileSync(dir, pk.idx, ibuf.Bytes(), 0o444); err != nil {
-		return nil, err
-	}
-	switch err := os.Link(tmp, pk.pack); {
-	case err == nil:
-		pk.owned = true
-	case errors.Is(err, fs.ErrExist):
-		// The same pack is there already (another push of the same
-		// objects): it is kept whatever becomes of this push.
-	default:
-		return nil, err
-	}
-	if err := gitdisk.Sync(dir); err != nil {
-		pk.remove()
-		return nil, err
-	}
+	pk.q = packfile.NewPackfile(idx, fsys, pk.f, 0)
 	return pk, nil
 }
 
@@ -319,7 +332,7 @@ func (r *repoh) connected(ctx context.Context, pk *ingested) (string, error) {
 				return "", err
 			}
 		}
-		o, err := r.st.EncodedObject(plumbing.AnyObject, h)
+		o, err := r.object(plumbing.AnyObject, h)
 		if err != nil {
 			return "", fmt.Errorf("read pushed object %s: %w", h, err)
 		}

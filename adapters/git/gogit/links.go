@@ -10,7 +10,7 @@ import (
 
 // raw reads object h of type want (plumbing.AnyObject: any) whole.
 func (r *repoh) raw(h plumbing.Hash, want plumbing.ObjectType) (plumbing.ObjectType, []byte, error) {
-	o, err := r.st.EncodedObject(want, h)
+	o, err := r.object(want, h)
 	if err != nil {
 		return 0, nil, fmt.Errorf("object %s: %w", h, err)
 	}
@@ -84,4 +84,18 @@ func treeLinks(h plumbing.Hash, data []byte) ([]treeEntry, error) {
 		data = data[nul+21:]
 	}
 	return out, nil
+}
+
+// object reads object h of type t (plumbing.AnyObject: any), from the
+// quarantined push first when there is one.
+func (r *repoh) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if r.q != nil {
+		if o, err := r.q.Get(h); err == nil {
+			if t != plumbing.AnyObject && o.Type() != t {
+				return nil, plumbing.ErrObjectNotFound
+			}
+			return o, nil
+		}
+	}
+	return r.st.EncodedObject(t, h)
 }

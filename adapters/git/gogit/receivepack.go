@@ -63,14 +63,15 @@ func (b *Backend) ReceivePack(ctx context.Context, repo, protocol string, in io.
 			return fmt.Errorf("gogit: receive-pack on %s: %w", repo, err)
 		}
 	}
-	// A fresh view sees the new pack.
-	r = openDir(r.dir)
+	defer pk.close()
 	if pk != nil {
+		// The pushed objects are read from quarantine until the push
+		// is accepted.
+		r.q = pk.q
 		if missing, err := r.connected(ctx, pk); err != nil {
-			pk.remove()
 			return fmt.Errorf("gogit: receive-pack on %s: %w", repo, err)
 		} else if missing != "" {
-			pk.remove()
+			b.log.Info("gogit: push refused: an object is missing", zap.String("object", missing))
 			for i := range cmds {
 				cmds[i].ng = "missing necessary objects"
 			}
@@ -90,21 +91,25 @@ func (b *Backend) ReceivePack(ctx context.Context, repo, protocol string, in io.
 	if verify != nil && len(valid) > 0 {
 		if err := verify(ctx, updates); err != nil {
 			if ctx.Err() != nil {
-				pk.remove()
 				return fmt.Errorf("gogit: receive-pack on %s: check: %w", repo, err)
 			}
-			pk.remove()
 			for _, c := range valid {
 				c.ng = "pre-receive hook declined"
 			}
 			return writeReport(w, caps, "unpack ok", cmds, oneLine(rejectMessage(err)))
 		}
 	}
-	moved := 0
+	if pk != nil && len(valid) > 0 {
+		// Objects durable before any ref moves. A push that then loses
+		// every ref to a concurrent one leaves its pack behind: removing
+		// a pack under concurrent readers is not safe for go-git.
+		if err := r.store(pk); err != nil {
+			return fmt.Errorf("gogit: receive-pack on %s: store pack: %w", repo, err)
+		}
+	}
 	for _, c := range valid {
 		switch err := casRef(r.dir, c.ref, c.new, c.old); {
 		case err == nil:
-			moved++
 		case errors.Is(err, core.ErrStale):
 			c.ng = "failed to update ref"
 		case errors.Is(err, core.ErrConflict):
@@ -114,10 +119,29 @@ func (b *Backend) ReceivePack(ctx context.Context, repo, protocol string, in io.
 			c.ng = "failed to update ref"
 		}
 	}
-	if moved == 0 {
-		pk.remove()
-	}
 	return writeReport(w, caps, "unpack ok", cmds, "")
+}
+
+// unpackLimit is git's receive.unpackLimit: a push of fewer objects is
+// stored as loose objects rather than as a pack of its own, so that
+// packs (every reader loads every pack's index) do not pile up.
+const unpackLimit = 100
+
+// store makes the quarantined objects part of the repository, durably.
+func (r *repoh) store(pk *ingested) error {
+	if len(pk.ids) >= unpackLimit {
+		return pk.install()
+	}
+	for _, h := range pk.ids {
+		typ, data, err := r.raw(h, plumbing.AnyObject)
+		if err != nil {
+			return err
+		}
+		if _, err := r.write(typ.String(), data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readCommands reads the command list up to its flush: "<old> <new>
@@ -180,7 +204,7 @@ func (r *repoh) vetCommand(c command) string {
 	if c.new == domain.ZeroID {
 		return ""
 	}
-	o, err := r.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(c.new))
+	o, err := r.object(plumbing.AnyObject, plumbing.NewHash(c.new))
 	if err != nil {
 		return "missing necessary objects"
 	}
@@ -199,7 +223,7 @@ func (r *repoh) fastForward(ctx context.Context, old, new string) bool {
 		return true
 	}
 	for _, id := range []string{old, new} {
-		if o, err := r.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(id)); err != nil || o.Type() != plumbing.CommitObject {
+		if o, err := r.object(plumbing.AnyObject, plumbing.NewHash(id)); err != nil || o.Type() != plumbing.CommitObject {
 			return false
 		}
 	}

@@ -155,6 +155,11 @@ func readWants(br *bufio.Reader) (*fetchRequest, error) {
 
 // has reports whether the object is in the repository.
 func (r *repoh) has(h plumbing.Hash) (bool, error) {
+	if r.q != nil {
+		if _, err := r.q.FindOffset(h); err == nil {
+			return true, nil
+		}
+	}
 	err := r.st.HasEncodedObject(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return false, nil
