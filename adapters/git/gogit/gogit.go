@@ -87,8 +87,19 @@ func (b *Backend) open(repo string) (*repoh, error) {
 }
 
 func openDir(dir string) *repoh {
-	st := filesystem.NewStorageWithOptions(idxFS{osfs.New(dir, osfs.WithBoundOS())}, cache.NewObjectLRU(16<<20),
+	st := filesystem.NewStorageWithOptions(idxFS{Filesystem: osfs.New(dir, osfs.WithBoundOS())}, cache.NewObjectLRU(16<<20),
 		filesystem.Options{})
+	return &repoh{dir: dir, st: st}
+}
+
+// openBulk opens dir for reading many objects (a fetch, a push's checks):
+// pack files stay open between reads instead of being opened for each
+// object, and loose objects are listed once (one written later is not
+// seen). The caller must close the storage.
+func openBulk(dir string) *repoh {
+	fsys := idxFS{osfs.New(dir, osfs.WithBoundOS()), looseObjects(dir)}
+	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(32<<20),
+		filesystem.Options{KeepDescriptors: true})
 	return &repoh{dir: dir, st: st}
 }
 

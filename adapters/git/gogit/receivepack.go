@@ -64,6 +64,8 @@ func (b *Backend) ReceivePack(ctx context.Context, repo, protocol string, in io.
 		}
 	}
 	defer pk.close()
+	r = openBulk(r.dir)
+	defer r.st.Close()
 	if pk != nil {
 		// The pushed objects are read from quarantine until the push
 		// is accepted.

@@ -61,6 +61,8 @@ func (b *Backend) ServeRPC(ctx context.Context, repo, service, protocol string, 
 	if err != nil {
 		return err
 	}
+	r = openBulk(r.dir)
+	defer r.st.Close()
 	if err := r.uploadPack(ctx, bufio.NewReaderSize(in, 64<<10), w, true); err != nil {
 		return fmt.Errorf("gogit: upload-pack on %s: %w", repo, err)
 	}
@@ -81,6 +83,8 @@ func (b *Backend) ServeSession(ctx context.Context, repo, service, protocol stri
 	if service != "git-upload-pack" {
 		return core.NotAllowed("the gogit backend cannot serve " + service + "; download archives through the API or use the gitcli backend")
 	}
+	r = openBulk(r.dir)
+	defer r.st.Close()
 	if err := r.advertise(service, out); err != nil {
 		return fmt.Errorf("gogit: advertise %s of %s: %w", service, repo, err)
 	}

@@ -15,9 +15,15 @@ import (
 	"github.com/hearth-forge/hearth/core"
 )
 
-// packWindow is the delta search window of packs sent (go-git's own
-// server uses the same).
-const packWindow = 10
+// go-git cannot reuse the deltas already in the repository's packs the
+// way git's pack-objects does: every delta is searched anew, which costs
+// more than sending the objects whole once a pack is large. Packs of up
+// to deltaMaxObjects objects (fetches, small clones) are deltified with
+// go-git's window; bigger ones are sent without deltas.
+const (
+	packWindow      = 10
+	deltaMaxObjects = 10000
+)
 
 // fetchRequest is what a client asked for before negotiation.
 type fetchRequest struct {
@@ -193,7 +199,11 @@ func (r *repoh) sendPack(ctx context.Context, req *fetchRequest, common []plumbi
 	// keeps the sideband packets large.
 	buf := bufio.NewWriterSize(data, maxPkt-5)
 	enc := packfile.NewEncoder(buf, r.st, !req.caps["ofs-delta"])
-	if _, err := enc.Encode(objs, packWindow); err != nil {
+	window := uint(packWindow)
+	if len(objs) > deltaMaxObjects {
+		window = 0
+	}
+	if _, err := enc.Encode(objs, window); err != nil {
 		return fmt.Errorf("encode pack: %w", err)
 	}
 	if err := buf.Flush(); err != nil {
