@@ -179,6 +179,13 @@ func TestBackendsAgreeOnTransport(t *testing.T) {
 		t.Errorf("clones differ (gitcli, gogit):\n%s", cmp.Diff(a, b))
 	}
 	p.sameRepos(repo)
+
+	// What gogit does not serve it refuses in words git prints.
+	cmd := exec.CommandContext(t.Context(), "git", "clone", "--depth", "1", urls[1], filepath.Join(t.TempDir(), "shallow"))
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "does not support shallow") {
+		t.Errorf("shallow clone from gogit: %v\n%s", err, out)
+	}
 }
 
 // sameRepos requires the backends' copies of repo to hold the same refs
