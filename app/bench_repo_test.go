@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-forge/hearth/app/apptest"
 	"github.com/hearth-forge/hearth/core/config"
@@ -59,9 +60,6 @@ func BenchmarkRepository(b *testing.B) {
 			b.Run("TreeRoot", func(b *testing.B) { get(b, base+"/tree") })
 			b.Run("RawFile", func(b *testing.B) { get(b, base+"/files/"+url.PathEscape("d042/f0042.txt")+"/raw?ref=master") })
 			b.Run("Branches1000", func(b *testing.B) { get(b, base+"/branches?per_page=100") })
-			if backend == "gogit" {
-				return // gogit does not serve git over HTTP (README, Git backends)
-			}
 			b.Run("Clone", func(b *testing.B) {
 				u, _ := url.Parse(srv.URL)
 				u.User = url.UserPassword("root", srv.RootToken)
@@ -77,6 +75,64 @@ func BenchmarkRepository(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkClone20kCommits clones a repository of 20,000 commits (500
+// files, 10 branches) over smart HTTP from each git backend, and locally
+// with git clone --no-local (git's own pack-objects, no HTTP) as the
+// yardstick; it reports each clone's milliseconds and the ratios:
+//
+//	go test ./app -run '^$' -bench Clone20k -benchtime 3x
+func BenchmarkClone20kCommits(b *testing.B) {
+	template := filepath.Join(b.TempDir(), "template.git")
+	writeBenchRepo(b, template, benchCommits, 500, 10)
+	remotes := map[string]string{}
+	for _, backend := range []string{"gitcli", "gogit"} {
+		srv := apptest.New(b, apptest.Configure(func(c *config.Config) {
+			c.Git.Backend = backend
+			c.Log.Level = "warn"
+		}))
+		var p struct{ ID int64 }
+		srv.JSON(b, "POST", "/projects", srv.RootToken, url.Values{"name": {"big"}, "visibility": {"private"}}, 201, &p)
+		dir := srv.RepoDir(p.ID)
+		if err := os.RemoveAll(dir); err != nil {
+			b.Fatal(err)
+		}
+		if out, err := exec.Command("cp", "-a", template, dir).CombinedOutput(); err != nil {
+			b.Fatalf("copy template: %v: %s", err, out)
+		}
+		u, _ := url.Parse(srv.URL)
+		u.User = url.UserPassword("root", srv.RootToken)
+		u.Path = "/root/big.git"
+		remotes[backend] = u.String()
+	}
+	clone := func(from string, extra ...string) time.Duration {
+		dst := filepath.Join(b.TempDir(), "clone.git")
+		cmd := exec.Command("git", append(append([]string{"clone", "--quiet", "--bare"}, extra...), from, dst)...)
+		cmd.Env = isolatedGitEnv(b)
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("clone %s: %v: %s", from, err, out)
+		}
+		took := time.Since(start)
+		if got := strings.TrimSpace(gitOut(b, dst, "rev-list", "--count", "master")); got != fmt.Sprint(benchCommits) {
+			b.Fatalf("clone of %s has %s commits", from, got)
+		}
+		return took
+	}
+	var local, cli, gogit time.Duration
+	for b.Loop() {
+		local += clone(template, "--no-local")
+		cli += clone(remotes["gitcli"])
+		gogit += clone(remotes["gogit"])
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(local.Milliseconds())/n, "local-ms/clone")
+	b.ReportMetric(float64(cli.Milliseconds())/n, "gitcli-ms/clone")
+	b.ReportMetric(float64(gogit.Milliseconds())/n, "gogit-ms/clone")
+	b.ReportMetric(float64(gogit)/float64(cli), "gogit/gitcli")
+	b.ReportMetric(float64(gogit)/float64(local), "gogit/local")
+	b.ReportMetric(float64(cli)/float64(local), "gitcli/local")
 }
 
 // TestBenchRepoShape checks the benchmark repository is what the benchmark

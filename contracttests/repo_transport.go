@@ -67,9 +67,10 @@ func (s *repoSmartHTTP) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		w.Header().Set("Content-Type", "application/x-"+service+"-advertisement")
 		w.Header().Set("Cache-Control", "no-cache")
-		if protocol == "" {
-			_, _ = io.WriteString(w, pktLine("# service="+service+"\n")+"0000")
-		}
+		// Always, as the module does: git takes it before a v2
+		// advertisement too, and needs it before a v0 one (which a
+		// backend without v2 answers a v2 request with).
+		_, _ = io.WriteString(w, pktLine("# service="+service+"\n")+"0000")
 		_, _ = w.Write(body.Bytes())
 		return
 	}

@@ -52,13 +52,21 @@ func sshTransport() transport {
 	}
 }
 
-// forTransports runs test once per transport, in parallel.
+// gitBackends are the git backends the transport contract runs on: both
+// serve git, and must look the same to a git client.
+var gitBackends = []string{"gitcli", "gogit"}
+
+// forTransports runs test once per git backend and transport, in
+// parallel.
 func forTransports(t *testing.T, test func(t *testing.T, tr transport)) {
-	for _, tr := range transports() {
-		t.Run(tr.name, func(t *testing.T) {
-			t.Parallel()
-			test(t, tr)
-		})
+	for _, b := range gitBackends {
+		for _, tr := range transports() {
+			tr.opts = append([]apptest.Option{backend(b)}, tr.opts...)
+			t.Run(b+"/"+tr.name, func(t *testing.T) {
+				t.Parallel()
+				test(t, tr)
+			})
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hearth-forge/hearth/app/apptest"
+	"github.com/hearth-forge/hearth/core/config"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -26,9 +27,20 @@ func gitRun(t *testing.T, dir string, args ...string) (string, bool) {
 	return string(out), err == nil
 }
 
+// TestJobTokenGitAndAPI: what a job token may do through the API and
+// git, on each git backend.
 func TestJobTokenGitAndAPI(t *testing.T) {
 	t.Parallel()
-	s := newServer(t)
+	for _, backend := range []string{"gitcli", "gogit"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			testJobTokenGitAndAPI(t, backend)
+		})
+	}
+}
+
+func testJobTokenGitAndAPI(t *testing.T, backend string) {
+	s := newServer(t, apptest.Configure(func(c *config.Config) { c.Git.Backend = backend }))
 	// A private project of alice's with a commit, and a project she
 	// cannot read.
 	aliceID, alice := s.User("alice")

@@ -24,6 +24,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"go.uber.org/zap"
 
@@ -43,13 +44,14 @@ const check = gitinput.Checker("gogit")
 
 // Backend stores bare repositories under a root directory.
 type Backend struct {
-	disk *gitdisk.Root
-	log  *zap.Logger
+	disk   *gitdisk.Root
+	log    *zap.Logger
+	limits Limits
 }
 
 // New opens (creating it if needed) the repository root. A nil log
 // discards logging.
-func New(root string, log *zap.Logger) (*Backend, error) {
+func New(root string, log *zap.Logger, opts ...Option) (*Backend, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -57,7 +59,11 @@ func New(root string, log *zap.Logger) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{disk: disk, log: log}, nil
+	b := &Backend{disk: disk, log: log, limits: DefaultLimits()}
+	for _, o := range opts {
+		o(b)
+	}
+	return b, nil
 }
 
 // Close releases nothing: the backend holds no long-lived resources.
@@ -67,6 +73,8 @@ func (b *Backend) Close() error { return nil }
 type repoh struct {
 	dir string
 	st  *filesystem.Storage
+	// q is a pushed pack in quarantine, read before st (see ReceivePack).
+	q *packfile.Packfile
 }
 
 // open validates repo and opens it; core.ErrNotFound when it is missing.
@@ -79,8 +87,19 @@ func (b *Backend) open(repo string) (*repoh, error) {
 }
 
 func openDir(dir string) *repoh {
-	st := filesystem.NewStorageWithOptions(osfs.New(dir, osfs.WithBoundOS()), cache.NewObjectLRU(16<<20),
+	st := filesystem.NewStorageWithOptions(idxFS{Filesystem: osfs.New(dir, osfs.WithBoundOS())}, cache.NewObjectLRU(16<<20),
 		filesystem.Options{})
+	return &repoh{dir: dir, st: st}
+}
+
+// openBulk opens dir for reading many objects (a fetch, a push's checks):
+// pack files stay open between reads instead of being opened for each
+// object, and loose objects are listed once (one written later is not
+// seen). The caller must close the storage.
+func openBulk(dir string) *repoh {
+	fsys := idxFS{osfs.New(dir, osfs.WithBoundOS()), looseObjects(dir)}
+	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(32<<20),
+		filesystem.Options{KeepDescriptors: true})
 	return &repoh{dir: dir, st: st}
 }
 
@@ -89,7 +108,7 @@ func (r *repoh) ReadObject(id string) (gitobject.Object, error) {
 	if !gitnames.IsOID(id) {
 		return gitobject.Object{}, fmt.Errorf("object %q: %w", id, core.ErrNotFound)
 	}
-	o, err := r.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(id))
+	o, err := r.object(plumbing.AnyObject, plumbing.NewHash(id))
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return gitobject.Object{}, fmt.Errorf("object %s: %w (%w)", id, core.ErrNotFound, gitobject.ErrMissing)
