@@ -16,6 +16,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -74,6 +75,11 @@ func (b *databaseBackup) Export(ctx context.Context, fn func(ports.DatabaseSnaps
 	// The first read fixes the snapshot: the schema, then the tables.
 	if snap.schema, err = appliedMigrations(ctx, tx); err != nil {
 		return fmt.Errorf("bunstore: backup: %w", err)
+	}
+	if len(snap.schema) == 0 {
+		// A database no Hearth has started on: nothing to back up, and no
+		// table to read (say so rather than fail on the first query).
+		return core.BadRequest("the database has no Hearth schema yet (start `hearth serve` or run `hearth migrate` first): nothing to back up")
 	}
 	if snap.tables, err = listTables(ctx, tx, pg); err != nil {
 		return fmt.Errorf("bunstore: backup: %w", err)
