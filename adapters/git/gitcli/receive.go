@@ -3,7 +3,6 @@ package gitcli
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -120,7 +119,7 @@ func (b *Backend) ReceivePack(ctx context.Context, repo, protocol string, in io.
 			if line == "end" {
 				verdict := "ok"
 				if err := check(ctx, updates); err != nil {
-					verdict = "reject " + oneLine(rejectMessage(err))
+					verdict = "reject " + gitinput.Refusal(err)
 				}
 				_, _ = io.WriteString(resp, verdict+"\n")
 				updates = nil
@@ -143,22 +142,4 @@ func (b *Backend) ReceivePack(ctx context.Context, repo, protocol string, in io.
 		return fmt.Errorf("gitcli: git-receive-pack on %s: %w", repo, err)
 	}
 	return nil
-}
-
-// rejectMessage is what the client sees of a check error.
-func rejectMessage(err error) string {
-	var ce *core.Error
-	if errors.As(err, &ce) && ce.Msg != "" {
-		return ce.Msg
-	}
-	return err.Error()
-}
-
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
 }

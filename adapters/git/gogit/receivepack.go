@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"go.uber.org/zap"
 
+	"github.com/hearth-forge/hearth/adapters/git/gitinput"
 	"github.com/hearth-forge/hearth/adapters/git/gitnames"
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
@@ -57,7 +58,7 @@ func (b *Backend) ReceivePack(ctx context.Context, repo, protocol string, in io.
 				cmds[i].ng = "unpacker error"
 			}
 			b.log.Info("gogit: pushed pack refused")
-			return writeReport(w, caps, "unpack "+oneLine(refusal.msg), cmds, "")
+			return writeReport(w, caps, "unpack "+gitinput.OneLine(refusal.msg), cmds, "")
 		}
 		if err != nil {
 			return fmt.Errorf("gogit: receive-pack on %s: %w", repo, err)
@@ -98,7 +99,7 @@ func (b *Backend) ReceivePack(ctx context.Context, repo, protocol string, in io.
 			for _, c := range valid {
 				c.ng = "pre-receive hook declined"
 			}
-			return writeReport(w, caps, "unpack ok", cmds, oneLine(rejectMessage(err)))
+			return writeReport(w, caps, "unpack ok", cmds, gitinput.Refusal(err))
 		}
 	}
 	if pk != nil && len(valid) > 0 {
@@ -276,22 +277,4 @@ func writeReport(w io.Writer, caps map[string]bool, unpack string, cmds []comman
 		}
 	}
 	return out.Flush()
-}
-
-// rejectMessage is what the client sees of a check error.
-func rejectMessage(err error) string {
-	var ce *core.Error
-	if errors.As(err, &ce) && ce.Msg != "" {
-		return ce.Msg
-	}
-	return err.Error()
-}
-
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
 }
