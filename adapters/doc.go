@@ -18,7 +18,8 @@
 //	adapters/webhook/netguard   the SSRF guard for webhook URLs (ports.URLGuard, wired in app) and their deliveries
 //	adapters/webhook/sender     ports.HookSender: one webhook POST through the guard
 //	adapters/metrics            Prometheus: Hearth's registry, the /-/metrics handler and its client guard
-//	adapters/ratelimit          ports.RateLimiter: token buckets per key over golang.org/x/time/rate, per node
+//	adapters/ratelimit          ports.RateLimiter: token buckets per key over golang.org/x/time/rate, and
+//	                            ports.Bans for failed git sign-ins; per node
 //	adapters/ssh/sshserver      the SSH server (git over SSH): signs keys in through ports.KeyAuthenticator
 //	                            and runs commands through ports.GitShell, which the app wires in
 //

@@ -1,7 +1,8 @@
 // Package gitinput checks a request to a git backend before the backend
 // writes anything: signatures, messages, file actions, ref updates,
 // archive and transport parameters (checker.go, params.go), and what a
-// request asks of the repository's refs and commits (repository.go). The
+// request asks of the repository's refs and commits (repository.go), and how a refused push is
+// worded to the git client (refusal.go). The
 // names inside a request are checked with gitnames' rules. Both backends
 // (gitcli, gogit) run the same checks, so they refuse exactly the same
 // requests with the same errors: core.ErrInvalid, or core.BadRequest with
