@@ -40,7 +40,8 @@ import (
 // whole 32 KiB packets (coalescing upload-pack's writes), Nagle on, no
 // quick ACKs, AES-GCM instead of ChaCha20; smaller packets cost more (16
 // KiB: 1.47x, 4 KiB: 2.8x), as the client's cost is per packet. The same
-// machine had measured 2.6x on an earlier, busier day.
+// machine had measured 2.6x in an earlier session, when the whole test
+// suite also ran four times slower than it does today.
 func BenchmarkSSHClone20kCommits(b *testing.B) {
 	if _, err := exec.LookPath("ssh"); err != nil {
 		b.Skip("OpenSSH client not installed")
