@@ -261,6 +261,38 @@ func TestParamErrors(t *testing.T) {
 	}
 }
 
+// TestBlankParams: JSON null and empty form values of numbers, booleans
+// and times are "none", as Grape coerces them to nil (python-gitlab sends
+// {"expires_at": null}; "milestone_id=" unassigns): an integer becomes 0,
+// other pointers stay nil, and a required one is missing.
+func TestBlankParams(t *testing.T) {
+	rt, _ := newRouter(t)
+	for _, c := range []struct{ ct, body string }{
+		{"application/json", `{"title":"t","count":null,"flag":null,"when":null,"iids":null}`},
+		{"application/x-www-form-urlencoded", "title=t&count=&flag=&when=&iids="},
+	} {
+		req := httptest.NewRequest("POST", "/api/v4/echo", strings.NewReader(c.body))
+		req.Header.Set("Content-Type", c.ct)
+		rec := serve(rt, req)
+		got := body(t, rec)
+		if rec.Code != 201 || got["Count"] != float64(0) || got["Flag"] != nil || got["When"] != nil {
+			t.Errorf("%s %s: %d %s", c.ct, c.body, rec.Code, rec.Body)
+		}
+		if ids, _ := got["IDs"].([]any); len(ids) != 0 {
+			t.Errorf("%s: iids %v, want none", c.ct, got["IDs"])
+		}
+	}
+	req := httptest.NewRequest("POST", "/api/v4/echo", strings.NewReader(`{"title":null}`))
+	req.Header.Set("Content-Type", "application/json")
+	if rec := serve(rt, req); rec.Code != 400 || body(t, rec)["error"] != "title is missing" {
+		t.Fatalf("null required title: %d %s", rec.Code, rec.Body)
+	}
+	// A value that is there but wrong is still invalid.
+	if rec := serve(rt, httptest.NewRequest("POST", "/api/v4/echo?title=t&count=%20x", nil)); rec.Code != 400 {
+		t.Fatalf("count=' x': %d %s", rec.Code, rec.Body)
+	}
+}
+
 func TestErrorShapes(t *testing.T) {
 	rt, logs := newRouter(t)
 	cases := []struct {

@@ -253,6 +253,18 @@ func (p *Params) Decode(dst any) error {
 			}
 			continue
 		}
+		if hasVals && blankScalar(fv.Type(), vals) {
+			// JSON null or an empty form value for a number, boolean or
+			// time: Grape coerces it to nil, which GitLab reads as "none"
+			// (an id of 0 unassigns a milestone or an assignee) rather
+			// than as a malformed value.
+			if required {
+				missing = append(missing, name)
+				continue
+			}
+			setBlank(fv)
+			continue
+		}
 		if err := setField(fv, vals, hasVals, rawJSON, hasRaw); err != nil || (!nulOK && hasNUL(fv)) {
 			invalid = append(invalid, name)
 			continue
@@ -275,6 +287,38 @@ func (p *Params) Decode(dst any) error {
 }
 
 var timeType = reflect.TypeOf(time.Time{})
+
+// blankScalar reports whether vals is JSON null or one blank value and t
+// (or what it points to) is a number, boolean or time.
+func blankScalar(t reflect.Type, vals []string) bool {
+	if len(vals) > 1 || len(vals) == 1 && strings.TrimSpace(vals[0]) != "" {
+		return false
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int32, reflect.Int64, reflect.Float64:
+		return true
+	}
+	return t == timeType
+}
+
+// setBlank gives a blank parameter its "none": a pointer to 0 for an
+// integer (GitLab's "0 or empty" for no milestone, no assignee), nil for
+// other pointers, the zero value otherwise.
+func setBlank(fv reflect.Value) {
+	if fv.Kind() != reflect.Pointer {
+		fv.SetZero()
+		return
+	}
+	switch fv.Type().Elem().Kind() {
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		fv.Set(reflect.New(fv.Type().Elem()))
+	default:
+		fv.SetZero()
+	}
+}
 
 func setField(fv reflect.Value, vals []string, hasVals bool, raw json.RawMessage, hasRaw bool) error {
 	if fv.Kind() == reflect.Pointer {
