@@ -772,6 +772,7 @@ func trackerRoutes() map[string]routeCase {
 	rows := map[string]routeCase{
 		// Issues.
 		"GET /api/v4/issues":                        {rule: signedIn, req: get("/issues?scope=all")},
+		"GET /api/v4/groups/{id}/issues":            {rule: readTarget, onGroup: true, req: get("/groups/{group}/issues")},
 		"GET " + api + "/issues":                    {rule: readTarget, req: get(p + "/issues?state=all")},
 		"POST " + api + "/issues":                   {rule: readSignedIn, req: send("POST", p+"/issues", values("title", "New issue"))},
 		"GET " + api + "/issues/{issue_iid}":        {rule: readTarget, req: get(p + "/issues/{t.issue}")},

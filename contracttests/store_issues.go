@@ -26,6 +26,7 @@ func issueStoreCases() []storeCase {
 		{"IssueListFilters", storeIssueListFilters},
 		{"IssueListReadable", storeIssueListReadable},
 		{"IssueListConfidential", storeIssueListConfidential},
+		{"IssueListNamespaces", storeIssueListNamespaces},
 		{"IssueListOrderPages", storeIssueListOrderPages},
 		{"IssueNotesAndVotes", storeIssueNotesAndVotes},
 		{"IssueCountOpen", storeIssueCountOpen},
@@ -508,6 +509,56 @@ func storeIssueListReadable(t *testing.T, s Stores) {
 	// Filters and pages apply across projects too.
 	list, n, err = s.Issues.List(ctx, domain.IssueFilter{Readable: domain.ReadScope{All: true}, Ascending: true, Page: domain.Page{Page: 2, PerPage: 3}})
 	storeWantList(t, "second page across projects", storeIssueIDList(list), n, err, []int64{ids[priv2]}, 4)
+}
+
+// storeIssueListNamespaces: NamespaceIDs keeps the issues of projects
+// directly in the namespaces given (a group's tree), after the read scope,
+// issues_enabled and the viewer; MilestoneTitle matches each project's
+// milestone of that title. Totals count the same rows.
+func storeIssueListNamespaces(t *testing.T, s Stores) {
+	ctx := t.Context()
+	alice := storeUser(t, s, "alice")
+	g := storeGroup(t, s, "g", nil, domain.Public)
+	sub := storeGroup(t, s, "sub", g, domain.Public)
+	other := storeGroup(t, s, "other", nil, domain.Public)
+	public := func(p *domain.Project) { p.Visibility = domain.Public }
+	pub, subPub := storeProject(t, s, g, "pub", public), storeProject(t, s, sub, "subpub", public)
+	priv := storeProject(t, s, sub, "priv", nil)
+	off := storeProject(t, s, g, "off", func(p *domain.Project) { p.Visibility, p.IssuesEnabled = domain.Public, false })
+	elsewhere := storeProject(t, s, other, "elsewhere", public)
+	v1, subV1 := storeMilestone(t, s, pub, "v1", nil), storeMilestone(t, s, subPub, "v1", nil)
+	v2 := storeMilestone(t, s, pub, "v2", nil)
+	a := storeIssue(t, s, pub, alice.ID, "a", func(i *domain.Issue) { i.MilestoneID = &v1.ID })
+	b := storeIssue(t, s, pub, alice.ID, "b", func(i *domain.Issue) { i.MilestoneID = &v2.ID })
+	c := storeIssue(t, s, subPub, alice.ID, "c", func(i *domain.Issue) { i.MilestoneID = &subV1.ID })
+	d := storeIssue(t, s, priv, alice.ID, "d", nil)
+	secret := storeIssue(t, s, subPub, alice.ID, "secret", func(i *domain.Issue) { i.Confidential = true })
+	storeIssue(t, s, off, alice.ID, "off", nil)
+	e := storeIssue(t, s, elsewhere, alice.ID, "e", func(i *domain.Issue) { i.MilestoneID = &storeMilestone(t, s, elsewhere, "v1", nil).ID })
+	tree := []int64{g.ID, sub.ID}
+	for _, c := range []struct {
+		what string
+		f    domain.IssueFilter
+		want []int64
+	}{
+		{"tree, anonymous", domain.IssueFilter{NamespaceIDs: tree}, []int64{a.ID, b.ID, c.ID}},
+		{"tree, member of priv", domain.IssueFilter{NamespaceIDs: tree, Readable: domain.ReadScope{ProjectIDs: []int64{priv.ID}}}, []int64{a.ID, b.ID, c.ID, d.ID}},
+		{"tree, admin", domain.IssueFilter{NamespaceIDs: tree, Readable: domain.ReadScope{All: true}, Viewer: domain.IssueViewer{All: true}},
+			[]int64{a.ID, b.ID, c.ID, d.ID, secret.ID}},
+		{"subgroup only", domain.IssueFilter{NamespaceIDs: []int64{sub.ID}, Readable: domain.ReadScope{All: true}}, []int64{c.ID, d.ID}},
+		{"milestone title in the tree", domain.IssueFilter{NamespaceIDs: tree, MilestoneTitle: "v1"}, []int64{a.ID, c.ID}},
+		{"milestone title anywhere", domain.IssueFilter{MilestoneTitle: "v1"}, []int64{a.ID, c.ID, e.ID}},
+		{"milestone title in a project", domain.IssueFilter{ProjectID: pub.ID, MilestoneTitle: "v2"}, []int64{b.ID}},
+		{"no such milestone", domain.IssueFilter{NamespaceIDs: tree, MilestoneTitle: "v9"}, nil},
+	} {
+		list, n, err := s.Issues.List(ctx, c.f)
+		storeWantIDs(t, c.what, storeIssueIDList(list), err, c.want...)
+		if n != len(c.want) {
+			t.Errorf("%s: total %d, want %d", c.what, n, len(c.want))
+		}
+	}
+	list, n, err := s.Issues.List(ctx, domain.IssueFilter{NamespaceIDs: tree, Ascending: true, Page: domain.Page{Page: 2, PerPage: 2}})
+	storeWantList(t, "second page of the tree", storeIssueIDList(list), n, err, []int64{c.ID}, 3)
 }
 
 // storeIssueListConfidential: a confidential issue shows to its author,

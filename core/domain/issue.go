@@ -77,22 +77,28 @@ type IssueFilter struct {
 	// Readable limits to projects the reader may read issues of (used
 	// when ProjectID is 0); projects with issues disabled are left out.
 	Readable ReadScope
+	// NamespaceIDs, when set, keeps the issues of projects directly in
+	// these namespaces (a group and its subgroups; used when ProjectID is 0).
+	NamespaceIDs []int64
 	// Viewer hides the confidential issues the reader may not see.
-	Viewer        IssueViewer
-	IIDs          []int64
-	States        []string // empty: all
-	AuthorID      int64
-	AssigneeID    int64
-	MilestoneIDs  []int64
-	NoMilestone   bool
-	Labels        []string // every one of them
-	NoLabels      bool
-	Search        string // in title or description
-	CreatedAfter  *time.Time
-	CreatedBefore *time.Time
-	OrderBy       string // created_at (default) or updated_at
-	Ascending     bool
-	Page          Page
+	Viewer       IssueViewer
+	IIDs         []int64
+	States       []string // empty: all
+	AuthorID     int64
+	AssigneeID   int64
+	MilestoneIDs []int64
+	NoMilestone  bool
+	// MilestoneTitle, when set, keeps issues whose milestone has this
+	// title, whatever its project (lists across projects).
+	MilestoneTitle string
+	Labels         []string // every one of them
+	NoLabels       bool
+	Search         string // in title or description
+	CreatedAfter   *time.Time
+	CreatedBefore  *time.Time
+	OrderBy        string // created_at (default) or updated_at
+	Ascending      bool
+	Page           Page
 }
 
 // IssueEvent is published inside the transaction that changed an issue:

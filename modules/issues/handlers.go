@@ -93,6 +93,13 @@ func (h handlers) listAll(w http.ResponseWriter, r *http.Request) error {
 	return h.replyList(w, r, list, total, in.Page, err)
 }
 
+// GET /groups/:id/issues
+func (h handlers) listGroup(w http.ResponseWriter, r *http.Request) error {
+	in := decodeList(r)
+	list, total, err := h.s.ListGroup(r.Context(), httpx.CallerOf(r), refOf(r), in)
+	return h.replyList(w, r, list, total, in.Page, err)
+}
+
 func decodeList(r *http.Request) ListInput {
 	var in ListInput
 	pg, pgErr := httpx.PageOf(r)

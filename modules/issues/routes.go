@@ -22,6 +22,7 @@ func routes(s *Service, issues *apijson.IssuePresenter, mrs *apijson.MergeReques
 	}
 	return httpx.Routes{Module: "issues", Routes: []httpx.Route{
 		r(http.MethodGet, "/issues", h.listAll),
+		r(http.MethodGet, "/groups/{id}/issues", h.listGroup),
 		r(http.MethodGet, list, h.list),
 		r(http.MethodPost, list, h.create),
 		r(http.MethodGet, one, h.get),

@@ -227,8 +227,8 @@ func (st *issueStore) Delete(ctx context.Context, projectID, iid int64) error {
 
 // List applies every filter of f in the SQL and costs three queries (the
 // count, the page, its labels) whatever the page size. Without a project
-// it joins projects for the read scope and issues_enabled. The opened
-// state includes reopened. An unknown OrderBy is core.ErrInvalid.
+// it joins projects for the read scope, issues_enabled and the namespaces
+// asked for. The opened state includes reopened. An unknown OrderBy is core.ErrInvalid.
 func (st *issueStore) List(ctx context.Context, f domain.IssueFilter) ([]domain.Issue, int, error) {
 	states := slices.Clone(f.States)
 	if slices.Contains(states, domain.IssueOpened) {
@@ -248,6 +248,12 @@ func (st *issueStore) List(ctx context.Context, f domain.IssueFilter) ([]domain.
 		} else {
 			q = q.Join("JOIN projects AS p ON p.id = i.project_id").Where("p.issues_enabled = ?", true)
 			q = whereReadable(q, f.Readable, "p.")
+			if len(f.NamespaceIDs) > 0 {
+				q = q.Where("p.namespace_id IN (?)", bun.List(dedupeIDs(f.NamespaceIDs)))
+			}
+		}
+		if f.MilestoneTitle != "" {
+			q = q.Where("EXISTS (SELECT 1 FROM milestones AS m WHERE m.id = i.milestone_id AND m.title = ?)", f.MilestoneTitle)
 		}
 		q = whereIssueViewer(q, f.Viewer, "i.")
 		return whereContains(q, f.Search, "i.title", "i.description")
