@@ -67,9 +67,18 @@ func awardName(body string) (string, bool) {
 	if m == nil {
 		return "", false
 	}
-	name := m[1]
-	if alias, ok := emojiAliases[name]; ok {
-		name = alias
-	}
+	name := normalizeEmoji(m[1])
 	return name, knownEmoji[name]
 }
+
+// normalizeEmoji is the name GitLab stores for name: its alias's target
+// ("+1" is "thumbsup"), or name itself.
+func normalizeEmoji(name string) string {
+	if alias, ok := emojiAliases[name]; ok {
+		return alias
+	}
+	return name
+}
+
+// isVote reports whether name is an upvote or a downvote.
+func isVote(name string) bool { return name == thumbsUp || name == thumbsDown }
