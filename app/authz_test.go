@@ -944,7 +944,7 @@ func awardRows(rows map[string]routeCase, pattern, variant, under string, read r
 // no one gives the same award twice (the POST rows give "tada"); a row
 // gives at most one per actor.
 var awardNames = strings.Fields(`smile heart rocket eyes clap fire star wave pray muscle ok_hand sparkles
-	bulb bug coffee beer pizza cake trophy medal bell key lock wrench gear link memo book computer
+	bulb bug coffee beer pizza cake trophy medal bell key lock wrench gear link scroll book computer
 	package mag zap boom balloon gift dog cat fox bear koala tiger frog whale dolphin octopus crab
 	apple banana cherries grapes lemon strawberry peach tomato avocado sunny cloud umbrella snowflake`)
 

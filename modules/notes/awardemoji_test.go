@@ -91,6 +91,15 @@ func TestAwardEmojiOnIssues(t *testing.T) {
 	}
 	s.ExpectBody(404, `{"message":"404 Issue Not Found"}`, "GET", awardsPath(pid, "issues", 999), alice.token, nil)
 
+	// Names are GitLab's emoji index, aliases stored under their name.
+	otherPath := awardsPath(pid, "issues", other.IID)
+	for name, want := range map[string]string{"satisfied": "laughing", "flag_us": "flag_us", "thumbsup_tone3": "thumbsup_tone3", "e-mail": "e-mail"} {
+		if got := s.award(bob.token, otherPath, name); got.Name != want {
+			t.Errorf("award %q stored as %q, want %q", name, got.Name, want)
+		}
+	}
+	s.Expect(404, "POST", otherPath, bob.token, apptest.Form("name", "shipit"))
+
 	// Only the awarder and administrators take an award back.
 	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "DELETE", fmt.Sprintf("%s/%d", path, down.ID), bob.token, nil)
 	s.Expect(204, "DELETE", fmt.Sprintf("%s/%d", path, down.ID), carol.token, nil)
@@ -144,6 +153,15 @@ func TestAwardEmojiOnNotes(t *testing.T) {
 	if len(list) != 1 || list[0].Name != "heart" {
 		t.Errorf("note awards after the delete = %+v", list)
 	}
+
+	// Closing leaves a system note, which takes no awards.
+	s.Expect(200, "PUT", fmt.Sprintf("/projects/%d/merge_requests/%d", pid, iid), s.RootToken, apptest.Form("state_event", "close"))
+	notes, _ := s.list(alice.token, notesPath(pid, "merge_requests", iid))
+	if len(notes) == 0 || !notes[0].System {
+		t.Fatalf("notes = %+v, want the system note first", notes)
+	}
+	s.ExpectBody(404, `{"message":"404 Award Emoji Not Found"}`, "POST", awardsPath(pid, "merge_requests", iid, notes[0].ID),
+		bob.token, apptest.Form("name", "tada"))
 }
 
 // TestAwardEmojiPermissions: a confidential issue and a private snippet
