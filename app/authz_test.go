@@ -70,6 +70,7 @@ const (
 	snippetMaster   // master or more; 404 to who may not readSnippet
 	adminAgent      // administrators only (user agent detail): 401/403, or the project's 404
 	nobody          // someone else's todo: 404 to everyone signed in, administrators too
+	othersAward     // someone else's award emoji: administrators; 403 to who may read the awardable (routeCase.via), 404 to others
 	// CI rules.
 	ciDeveloper  // developer or more: run, retry, cancel, play, erase, post statuses
 	runnerMaster // administrators and masters of a project the runner serves (403 to others, whatever the visibility)
@@ -113,6 +114,9 @@ type routeCase struct {
 	// goneOK lets a cell denied with 404 answer 200 without a body, what
 	// the idempotent delete answers for a missing thing, if kept holds.
 	goneOK bool
+	// via is the rule for reading the thing acted on, for rules that
+	// depend on it (othersAward).
+	via rule
 }
 
 func get(path string) cellRequest {
@@ -285,6 +289,12 @@ func expected(rc routeCase, a actor, vis string) []int {
 	}
 	if s, ok := sees[rc.rule]; ok && !s {
 		return deny(http.StatusNotFound)
+	}
+	if rc.rule == othersAward {
+		if s, ok := sees[rc.via]; ok && !s {
+			return deny(http.StatusNotFound)
+		}
+		return deny(http.StatusForbidden)
 	}
 	switch rc.rule {
 	case readSignedIn, confSignedIn, readMRSignedIn, snippetSignedIn:
@@ -582,7 +592,8 @@ type tracker struct {
 	label                              string
 	todoProject, othersTodo            int64
 	seq                                int
-	last                               string // API path of the thing prepared for the current cell
+	last                               string         // API path of the thing prepared for the current cell
+	awarded                            map[string]int // awards awardAs gave, per awardable
 	ciState                            *ciState
 }
 
@@ -888,5 +899,80 @@ func trackerRoutes() map[string]routeCase {
 	noteRows(rows, api+"/merge_requests/{merge_request_iid}", "", p+"/merge_requests/{t.mr}", "{t.mnote}", readMR, readMRSignedIn, mrMaster)
 	noteRows(rows, api+"/snippets/{snippet_id}", "", p+"/snippets/{t.snippet}", "{t.snote}", readTarget, readSignedIn, masterLevel)
 	noteRows(rows, api+"/snippets/{snippet_id}", priv, p+"/snippets/{t.psnippet}", "{t.psnote}", readSnippet, snippetSignedIn, snippetMaster)
+	// Award emoji, per awardable: the noteables and their notes. The
+	// whole API needs a signed-in caller, reading ones too.
+	for _, aw := range []struct {
+		pattern, variant, under string
+		read                    rule
+	}{
+		{"/issues/{issue_iid}", "", "issues/{t.issue}", readSignedIn},
+		{"/issues/{issue_iid}", conf, "issues/{t.conf}", confSignedIn},
+		{"/merge_requests/{merge_request_iid}", "", "merge_requests/{t.mr}", readMRSignedIn},
+		{"/snippets/{snippet_id}", "", "snippets/{t.snippet}", readSignedIn},
+		{"/snippets/{snippet_id}", priv, "snippets/{t.psnippet}", snippetSignedIn},
+		{"/issues/{issue_iid}/notes/{note_id}", "", "issues/{t.issue}/notes/{t.inote}", readSignedIn},
+		{"/issues/{issue_iid}/notes/{note_id}", conf, "issues/{t.conf}/notes/{t.cnote}", confSignedIn},
+		{"/merge_requests/{merge_request_iid}/notes/{note_id}", "", "merge_requests/{t.mr}/notes/{t.mnote}", readMRSignedIn},
+		{"/snippets/{snippet_id}/notes/{note_id}", "", "snippets/{t.snippet}/notes/{t.snote}", readSignedIn},
+		{"/snippets/{snippet_id}/notes/{note_id}", priv, "snippets/{t.psnippet}/notes/{t.psnote}", snippetSignedIn},
+	} {
+		awardRows(rows, api+aw.pattern+"/award_emoji", aw.variant, aw.under+"/award_emoji", aw.read)
+	}
 	return rows
+}
+
+// awardRows are the four award emoji routes of one awardable (under, its
+// award_emoji path in the project): reading, awarding and taking back
+// one's own award under the rule read, and someone else's (root's).
+func awardRows(rows map[string]routeCase, pattern, variant, under string, read rule) {
+	const p = "/projects/{project}/"
+	one := pattern + "/{award_id}"
+	rows["GET "+pattern+variant] = routeCase{rule: read, req: get(p + under)}
+	rows["POST "+pattern+variant] = routeCase{rule: read, req: send("POST", p+under, values("name", "tada"))}
+	rows["GET "+one+variant] = routeCase{rule: read, req: prepared("GET", func(tr *tracker, _ actor) (string, any) {
+		return fmt.Sprintf("%s%s/%d", p, under, tr.awardAs(under, admin)), nil
+	})}
+	rows["DELETE "+one+variant] = routeCase{rule: read, kept: true, req: prepared("DELETE", func(tr *tracker, a actor) (string, any) {
+		return fmt.Sprintf("%s%s/%d", p, under, tr.awardAs(under, a)), nil
+	})}
+	rows["DELETE "+one+variant+" #someone else's"] = routeCase{rule: othersAward, via: read, kept: true,
+		req: prepared("DELETE", func(tr *tracker, _ actor) (string, any) {
+			return fmt.Sprintf("%s%s/%d", p, under, tr.awardAs(under, admin)), nil
+		})}
+}
+
+// awardNames are what awardAs gives on each awardable, in turn, so that
+// no one gives the same award twice (the POST rows give "tada"); a row
+// gives at most one per actor.
+var awardNames = strings.Fields(`smile heart rocket eyes clap fire star wave pray muscle ok_hand sparkles
+	bulb bug coffee beer pizza cake trophy medal bell key lock wrench gear link scroll book computer
+	package mag zap boom balloon gift dog cat fox bear koala tiger frog whale dolphin octopus crab
+	apple banana cherries grapes lemon strawberry peach tomato avocado sunny cloud umbrella snowflake`)
+
+// awardAs gives the awardable at under (its award_emoji path in the
+// project) a fresh award as a (through root's sudo), or as root when a
+// may not award it, and returns the award's ID.
+func (tr *tracker) awardAs(under string, a actor) int64 {
+	w := tr.w
+	base := fmt.Sprintf("/projects/%d/%s", tr.f.projectID, tr.expand(under))
+	if tr.awarded == nil {
+		tr.awarded = map[string]int{}
+	}
+	n := tr.awarded[base]
+	if n == len(awardNames) {
+		w.t.Fatalf("awardAs: more than %d awards on %s", n, base)
+	}
+	tr.awarded[base] = n + 1
+	name := vals("name", awardNames[n])
+	var out struct{ ID int64 }
+	if id, ok := w.ids[a]; ok && a != admin && a != blocked && a != revoked {
+		resp, data := w.srv.Do(w.t, "POST", fmt.Sprintf("%s?sudo=%d", base, id), w.srv.RootToken, name)
+		if resp.StatusCode == http.StatusCreated && json.Unmarshal(data, &out) == nil {
+			tr.last = fmt.Sprintf("%s/%d", base, out.ID)
+			return out.ID
+		}
+	}
+	w.srv.JSON(w.t, "POST", base, w.srv.RootToken, name, 201, &out)
+	tr.last = fmt.Sprintf("%s/%d", base, out.ID)
+	return out.ID
 }

@@ -95,3 +95,9 @@ type CreateInput struct {
 type UpdateInput struct {
 	Body string `param:"body,required"`
 }
+
+// AwardInput are POST .../award_emoji's parameters: the emoji's name
+// without colons ("thumbsup"; aliases such as "+1" too).
+type AwardInput struct {
+	Name string `param:"name,required"`
+}

@@ -1,7 +1,8 @@
 // Package notes is the notes module: GitLab 9.x's comments on issues,
 // merge requests and project snippets, with the award emoji a comment of
-// a single emoji gives instead. Creating a note publishes a NoteEvent in
-// its transaction, which the events feed records.
+// a single emoji gives instead, and the award emoji API on issues, merge
+// requests, project snippets and their notes. Creating a note publishes
+// a NoteEvent in its transaction, which the events feed records.
 package notes
 
 import (

@@ -66,3 +66,19 @@ func (p presenter) award(ctx context.Context, a *domain.Award) (awardJSON, error
 	}
 	return newAwardJSON(*a, u), nil
 }
+
+func (p presenter) awards(ctx context.Context, list []domain.Award) ([]awardJSON, error) {
+	ids := make([]int64, len(list))
+	for i, a := range list {
+		ids[i] = a.UserID
+	}
+	u, err := p.authors(ctx, ids...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]awardJSON, len(list))
+	for i, a := range list {
+		out[i] = newAwardJSON(a, u)
+	}
+	return out, nil
+}

@@ -16,8 +16,9 @@ type kind struct {
 	param string
 }
 
-// routes lists the module's endpoints under /api/v4: the same five for
-// every noteable kind.
+// routes lists the module's endpoints under /api/v4: the same five notes
+// routes for every noteable kind, and the award emoji API on each
+// noteable and on its notes.
 func routes(s *Service, users ports.UserStore, cfg config.Config) httpx.Routes {
 	h := handlers{s: s, present: presenter{users: users, base: cfg.BaseURL()}}
 	is := kind{typ: domain.TargetIssue, param: "issue_iid"}
@@ -26,7 +27,7 @@ func routes(s *Service, users ports.UserStore, cfg config.Config) httpx.Routes {
 	r := func(method, pattern string, fn httpx.HandlerFunc) httpx.Route {
 		return httpx.Route{Method: method, Pattern: pattern, Handle: fn}
 	}
-	return httpx.Routes{Module: "notes", Routes: []httpx.Route{
+	routes := []httpx.Route{
 		r(http.MethodGet, "/projects/{id}/issues/{issue_iid}/notes", h.list(is)),
 		r(http.MethodPost, "/projects/{id}/issues/{issue_iid}/notes", h.create(is)),
 		r(http.MethodGet, "/projects/{id}/issues/{issue_iid}/notes/{note_id}", h.get(is)),
@@ -44,5 +45,27 @@ func routes(s *Service, users ports.UserStore, cfg config.Config) httpx.Routes {
 		r(http.MethodGet, "/projects/{id}/snippets/{snippet_id}/notes/{note_id}", h.get(sn)),
 		r(http.MethodPut, "/projects/{id}/snippets/{snippet_id}/notes/{note_id}", h.update(sn)),
 		r(http.MethodDelete, "/projects/{id}/snippets/{snippet_id}/notes/{note_id}", h.delete(sn)),
-	}}
+	}
+	for _, k := range []struct {
+		kind
+		base string
+	}{
+		{is, "/projects/{id}/issues/{issue_iid}"},
+		{mr, "/projects/{id}/merge_requests/{merge_request_iid}"},
+		{sn, "/projects/{id}/snippets/{snippet_id}"},
+	} {
+		for _, onNote := range []bool{false, true} {
+			awards := k.base + "/award_emoji"
+			if onNote {
+				awards = k.base + "/notes/{note_id}/award_emoji"
+			}
+			routes = append(routes,
+				r(http.MethodGet, awards, h.listAwards(k.kind, onNote)),
+				r(http.MethodPost, awards, h.createAward(k.kind, onNote)),
+				r(http.MethodGet, awards+"/{award_id}", h.getAward(k.kind, onNote)),
+				r(http.MethodDelete, awards+"/{award_id}", h.deleteAward(k.kind, onNote)),
+			)
+		}
+	}
+	return httpx.Routes{Module: "notes", Routes: routes}
 }

@@ -53,6 +53,8 @@ type Noteable struct {
 	ID        int64
 	IID       *int64 // issues and merge requests
 	ProjectID int64
+	// AuthorID is the noteable's author, who may not vote on it.
+	AuthorID int64
 	// Confidential notes' events are hidden from readers who may not see
 	// confidential issues (NoteEvent.Confidential).
 	Confidential bool
@@ -96,7 +98,7 @@ func (s *Service) noteable(ctx context.Context, caller *domain.Caller, ref Notea
 		if !t.Can(access.ReadIssue, access.OnIssue(is)) {
 			return t, nil, core.NotFound(what)
 		}
-		n.ID, n.IID, n.Confidential = is.ID, &is.IID, is.Confidential
+		n.ID, n.IID, n.AuthorID, n.Confidential = is.ID, &is.IID, is.AuthorID, is.Confidential
 	case domain.TargetMergeRequest:
 		// The feature off hides the project; guests of private projects
 		// read no code, so not its merge requests either.
@@ -110,7 +112,7 @@ func (s *Service) noteable(ctx context.Context, caller *domain.Caller, ref Notea
 		if err != nil {
 			return t, nil, core.StoreError(err, what, "read merge request")
 		}
-		n.ID, n.IID = m.ID, &m.IID
+		n.ID, n.IID, n.AuthorID = m.ID, &m.IID, m.AuthorID
 	case domain.TargetSnippet:
 		if !t.Can(access.ReadSnippet) {
 			return t, nil, core.NotFound("Project")
@@ -124,7 +126,7 @@ func (s *Service) noteable(ctx context.Context, caller *domain.Caller, ref Notea
 		}
 		// The feed shows notes on snippets that are not public only to
 		// those who see confidential issues (GitLab shows none at all).
-		n.ID, n.Confidential = sn.ID, sn.Visibility != domain.Public
+		n.ID, n.AuthorID, n.Confidential = sn.ID, sn.AuthorID, sn.Visibility != domain.Public
 	}
 	return t, n, nil
 }

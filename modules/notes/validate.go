@@ -21,3 +21,12 @@ func (in ListInput) validate() error {
 func invalid(name string) error {
 	return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: name + " does not have a valid value"}
 }
+
+// validateAwardName refuses a name outside the emoji GitLab knows, in its
+// AwardEmoji model's words (a blank name is "name is missing" before).
+func validateAwardName(name string) error {
+	if !knownEmoji[name] {
+		return errAwardRefused(`{:name=>["is not included in the list"]}`)
+	}
+	return nil
+}
