@@ -62,6 +62,7 @@ func RunRepoSuite(t *testing.T, newRepo func(t *testing.T) Repo) {
 		{"ReadBlob", repoReadBlob},
 		{"ReadMergeBase", repoReadMergeBase},
 		{"ReadMergedBranches", repoReadMergedBranches},
+		{"ReadContributors", repoReadContributors},
 		{"Diff", repoDiff},
 		{"Archive", repoArchive},
 		{"UpdateRef", repoUpdateRef},

@@ -68,6 +68,11 @@ type RepoReader interface {
 	Log(ctx context.Context, repo string, q domain.LogQuery) ([]domain.Commit, error)
 	// CountCommits counts what Log would list without Skip and Limit.
 	CountCommits(ctx context.Context, repo string, q domain.LogQuery) (int, error)
+	// Contributors groups the newest limit (0 = all) non-merge commits
+	// reachable from rev, in Log's order, by author (domain.ContributorTally):
+	// git log --no-merges --max-count=limit. The history streams through
+	// the tally; it is never held whole. An unknown rev is core.ErrNotFound.
+	Contributors(ctx context.Context, repo, rev string, limit int) ([]domain.Contributor, error)
 	// Stats of one commit against its first parent.
 	CommitStats(ctx context.Context, repo, sha string) (domain.CommitStats, error)
 	// Tree lists the tree at path ("" = root) of rev, directories first then

@@ -159,3 +159,17 @@ func newCommitNoteJSON(base string, c CommitNote) commitNoteJSON {
 	}
 	return commitNoteJSON{Note: c.Note, Path: c.Path, Line: c.Line, LineType: c.LineType, Author: author, CreatedAt: httpx.TimeOf(c.CreatedAt)}
 }
+
+// contributorJSON is GitLab's Contributor entity. GitLab never counted
+// lines for it: additions and deletions are always 0.
+type contributorJSON struct {
+	Name      string `json:"name"`
+	Email     string `json:"email"`
+	Commits   int    `json:"commits"`
+	Additions int    `json:"additions"`
+	Deletions int    `json:"deletions"`
+}
+
+func newContributorJSON(c domain.Contributor) contributorJSON {
+	return contributorJSON{Name: c.Name, Email: c.Email, Commits: c.Commits}
+}

@@ -109,3 +109,12 @@ type ArchiveInput struct {
 	// Suffix is the format the path names (archive.zip), "" for none.
 	Suffix string
 }
+
+// ContributorsInput is GET /projects/:id/repository/contributors. GitLab
+// 9.x takes no parameters; later versions add order_by, sort and ref,
+// accepted here too. Unset, the list keeps 9.x's order.
+type ContributorsInput struct {
+	OrderBy *string `param:"order_by"`
+	Sort    *string `param:"sort"`
+	Ref     string  `param:"ref"`
+}

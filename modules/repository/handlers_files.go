@@ -183,3 +183,16 @@ func (a *archiveWriter) Write(b []byte) (int, error) {
 	}
 	return a.w.Write(b)
 }
+
+// GET /projects/:id/repository/contributors answers one page of the list,
+// which GitLab builds whole and pages in memory.
+func (h handlers) contributors(w http.ResponseWriter, r *http.Request) error {
+	var in ContributorsInput
+	var pg domain.Page
+	q := decode(r, params(&in), page(&pg))
+	list, err := h.s.Contributors(r.Context(), q, in)
+	if err != nil {
+		return err
+	}
+	return httpx.Paginated(w, r, mapAll(pageOf(list, pg), newContributorJSON), len(list), pg)
+}

@@ -1,15 +1,16 @@
 // Package repository is the repository module: GitLab 9.x's branches, tags
 // and releases, commits (list, get, multi-file commits, cherry-pick, diff,
-// comments), tree, files, blobs, compare and archive under /api/v4, and git
-// smart HTTP at /<namespace>/<project>.git and over SSH (GitShell).
+// comments), tree, files, blobs, compare, contributors and archive under
+// /api/v4, and git smart HTTP at /<namespace>/<project>.git and over SSH
+// (GitShell).
 //
 // routes.go lists every endpoint; the handlers*.go files decode requests,
 // call one use case and render. The use cases (branches.go, tags.go,
-// commits.go, comments.go, files.go, compare.go, archive.go, and git.go
-// and push.go for git over HTTP) take ctx, the caller, the project
-// reference and typed input, ask core/access who may do what, and reach
-// git through the narrow ports ports.RepoReader, ports.RepoWriter and
-// ports.RepoTransport.
+// commits.go, comments.go, files.go, compare.go, contributors.go,
+// archive.go, and git.go and push.go for git over HTTP) take ctx, the
+// caller, the project reference and typed input, ask core/access who may
+// do what, and reach git through the narrow ports ports.RepoReader,
+// ports.RepoWriter and ports.RepoTransport.
 package repository
 
 import (

@@ -49,6 +49,7 @@ func apiRoutes(s *Service) httpx.Routes {
 		r(http.MethodGet, "/blobs/{sha}", h.blob(blobJSONOf)),
 		r(http.MethodGet, "/blobs/{sha}/raw", h.blob(blobRaw)),
 		r(http.MethodGet, "/compare", h.compare),
+		r(http.MethodGet, "/contributors", h.contributors),
 		r(http.MethodGet, "/archive", h.archive),
 		r(http.MethodGet, "/archive.{format}", h.archive),
 	}}

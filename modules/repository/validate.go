@@ -3,6 +3,7 @@ package repository
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -126,4 +127,20 @@ func safeFileName(s string) string {
 		}
 		return '-'
 	}, s)
+}
+
+// check is Grape's `values:` of the contributors list's order_by and sort,
+// every problem in one 400 as Grape reports them.
+func (in ContributorsInput) check() error {
+	var bad []string
+	if in.OrderBy != nil && !slices.Contains([]string{"email", "name", "commits"}, *in.OrderBy) {
+		bad = append(bad, "order_by does not have a valid value")
+	}
+	if in.Sort != nil && !slices.Contains([]string{"asc", "desc"}, *in.Sort) {
+		bad = append(bad, "sort does not have a valid value")
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: strings.Join(bad, ", ")}
 }

@@ -364,6 +364,11 @@ func compareReads(p *pair, repo string, extraRevs []string) {
 		for _, c := range log {
 			commits[c.ID] = true
 		}
+		for _, limit := range []int{0, 2} {
+			same(p, fmt.Sprintf("Contributors %s %d", rev, limit), func(b ports.RepoBackend) ([]domain.Contributor, error) {
+				return b.Contributors(ctx, repo, rev, limit)
+			})
+		}
 		for _, q := range []domain.LogQuery{
 			{Ref: rev, Skip: 1, Limit: 2},
 			{Ref: rev, Path: "README"},

@@ -75,6 +75,14 @@ type walker struct {
 	path  string
 	since *time.Time
 	until *time.Time
+	// noMerges leaves merge commits out (still walking through them), as
+	// --no-merges does.
+	noMerges bool
+	// each, when set, receives the listed commits as they are found
+	// instead of run returning their IDs; a walk without a path then
+	// forgets each commit once its parents are queued, so memory follows
+	// the walk's frontier, not the history.
+	each func(c *domain.Commit)
 }
 
 // uninteresting is every commit reachable from ids.
@@ -170,15 +178,22 @@ func (w *walker) run(include, exclude []string, skip, limit int) ([]string, erro
 			}
 			q.put(p, pc.Committer.When.Unix())
 		}
-		if treesame || (w.until != nil && date > w.until.Unix()) {
+		if w.each != nil && w.path == "" {
+			delete(w.cache.m, id)
+		}
+		if treesame || (w.until != nil && date > w.until.Unix()) || (w.noMerges && len(c.ParentIDs) > 1) {
 			continue
 		}
 		shown++
 		if shown <= skip {
 			continue
 		}
-		out = append(out, id)
-		if limit > 0 && len(out) >= limit {
+		if w.each != nil {
+			w.each(c)
+		} else {
+			out = append(out, id)
+		}
+		if limit > 0 && shown-skip >= limit {
 			break
 		}
 	}
@@ -483,4 +498,25 @@ func (b *Backend) MergedBranches(ctx context.Context, repo, rev string) ([]strin
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// Contributors groups the newest limit non-merge commits reachable from rev
+// by author, tallied as the walk finds them.
+func (b *Backend) Contributors(ctx context.Context, repo, rev string, limit int) ([]domain.Contributor, error) {
+	r, err := b.open(repo)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := r.resolveCommits(rev)
+	if err != nil {
+		return nil, fmt.Errorf("gogit: contributors of %s: %w", repo, err)
+	}
+	var tally domain.ContributorTally
+	w := &walker{r: r, ctx: ctx, noMerges: true, each: func(c *domain.Commit) {
+		tally.Add(c.Author.Name, c.Author.Email)
+	}}
+	if _, err := w.run(ids, nil, 0, limit); err != nil {
+		return nil, fmt.Errorf("gogit: contributors of %s: %w", repo, err)
+	}
+	return tally.List(), nil
 }
