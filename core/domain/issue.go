@@ -30,6 +30,9 @@ type Issue struct {
 	UserNotesCount int // filled by every read, like Upvotes and Downvotes
 	Upvotes        int
 	Downvotes      int
+	// TimeStats are filled by every read and written only through
+	// ports.TimeTrackingStore.
+	TimeStats TimeStats
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 	ClosedAt       *time.Time
