@@ -146,9 +146,11 @@ var openStates = bun.List([]string{string(domain.MROpened), string(domain.MRReop
 // (not mr.*, whose unused vote columns would clash with the computed ones).
 var mergeRequestKind = issuable[mergeRequestRow, domain.MergeRequest]{
 	typ: domain.TargetMergeRequest, what: "Merge Request", alias: "mr", iids: "merge_request_iids", labels: mergeRequestLabelLinks,
-	columns: func(q *bun.SelectQuery) *bun.SelectQuery { return q.ExcludeColumn() },
-	id:      func(r *mergeRequestRow) int64 { return r.ID },
-	domain:  (*mergeRequestRow).domain,
+	columns: func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.ExcludeColumn().ColumnExpr("mr.time_estimate, mr.total_time_spent")
+	},
+	id:     func(r *mergeRequestRow) int64 { return r.ID },
+	domain: (*mergeRequestRow).domain,
 }
 
 type mergeRequestStore struct{ s *Store }
