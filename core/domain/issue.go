@@ -33,9 +33,9 @@ type Issue struct {
 	// TimeStats are filled by every read and written only through
 	// ports.TimeTrackingStore.
 	TimeStats TimeStats
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	ClosedAt       *time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	ClosedAt  *time.Time
 }
 
 // Open reports whether the issue is opened or reopened.
