@@ -120,6 +120,7 @@ type Stores struct {
 	MilestoneReader   ports.MilestoneReader
 	Labels            ports.LabelStore
 	Awards            ports.AwardStore
+	TimeTracking      ports.TimeTrackingStore
 	Snippets          ports.SnippetStore
 	Pipelines         ports.PipelineStore
 	Jobs              ports.JobStore
@@ -145,7 +146,8 @@ func storesOf(s *bunstore.Store) Stores {
 		MergeRequests: s.MergeRequests(), Notes: s.Notes(), Todos: s.Todos(), Subscriptions: s.Subscriptions(),
 		Issues: s.Issues(), IssueReader: s.Issues(), IssueCounter: s.Issues(),
 		Milestones: s.Milestones(), MilestoneReader: s.Milestones(), Labels: s.Labels(), Awards: s.Awards(),
-		Snippets: s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
+		TimeTracking: s.TimeTracking(),
+		Snippets:     s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
 		Variables: s.Variables(), Artifacts: s.Artifacts(), Hooks: s.Hooks(),
 		SystemHooks: s.SystemHooks(), HookRouter: s.HookRouter(), HookDeliveries: s.HookDeliveries(), HookEvents: s.HookEvents(),
 		DeployKeys: s.DeployKeys(), Tx: s.Tx(), Pinger: s, Backup: s.Backup(),

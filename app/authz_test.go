@@ -878,6 +878,17 @@ func trackerRoutes() map[string]routeCase {
 			return fmt.Sprintf("/todos/%d/mark_as_done", tr.othersTodo), nil
 		})},
 	}
+	// Time tracking: reporters change an issue's (admin_issue), developers
+	// a merge request's (admin_merge_request); readers read them.
+	hour := values("duration", "1h")
+	for _, route := range []string{"time_estimate", "reset_time_estimate", "add_spent_time", "reset_spent_time"} {
+		rows["POST "+api+"/issues/{issue_iid}/"+route] = routeCase{rule: reporterLevel, req: send("POST", p+"/issues/{t.issue}/"+route, hour)}
+		rows["POST "+api+"/issues/{issue_iid}/"+route+conf] = routeCase{rule: confReporter, req: send("POST", p+"/issues/{t.conf}/"+route, hour)}
+		rows["POST "+api+"/merge_requests/{merge_request_iid}/"+route] = routeCase{rule: mrDeveloper, req: send("POST", p+"/merge_requests/{t.mr}/"+route, hour)}
+	}
+	rows["GET "+api+"/issues/{issue_iid}/time_stats"] = routeCase{rule: readTarget, req: get(p + "/issues/{t.issue}/time_stats")}
+	rows["GET "+api+"/issues/{issue_iid}/time_stats"+conf] = routeCase{rule: readConf, req: get(p + "/issues/{t.conf}/time_stats")}
+	rows["GET "+api+"/merge_requests/{merge_request_iid}/time_stats"] = routeCase{rule: readMR, req: get(p + "/merge_requests/{t.mr}/time_stats")}
 	// Cancelling a merge when the pipeline succeeds (PUT, and go-gitlab's
 	// POST): root asks for one first, so allowed callers get a 200.
 	for _, m := range []string{"PUT", "POST"} {

@@ -43,6 +43,9 @@ type Stores struct {
 	Labels     ports.LabelStore
 	Awards     ports.AwardStore
 	Snippets   ports.SnippetStore
+	// TimeTracking keeps issues' and merge requests' time stats; an
+	// adapter without it skips its cases.
+	TimeTracking ports.TimeTrackingStore
 	// Pipelines, Jobs, Runners, Variables and Artifacts are CI's.
 	Pipelines ports.PipelineStore
 	Jobs      ports.JobStore
@@ -216,7 +219,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), hookEventCases(), systemHookCases(), deployKeyStoreCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), hookEventCases(), systemHookCases(), deployKeyStoreCases(), timeTrackingCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {

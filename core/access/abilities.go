@@ -66,6 +66,9 @@ const (
 	// UpdateMergeRequest on a merge request: developers and its author.
 	UpdateMergeRequest  Ability = "update_merge_request"
 	DestroyMergeRequest Ability = "destroy_merge_request"
+	// AdminMergeRequest: developers and up (GitLab's admin_merge_request;
+	// time tracking asks for it).
+	AdminMergeRequest Ability = "admin_merge_request"
 )
 
 // Snippet and note abilities.
@@ -212,6 +215,9 @@ var rules = map[Ability]rule{
 		return t.Rights.AtLeast(domain.Developer) || (o != nil && o.authorID == t.Caller.UserID())
 	}},
 	DestroyMergeRequest: {decide: func(t Target, _ *Object) bool { return t.at(domain.Owner) }},
+	AdminMergeRequest: {decide: func(t Target, _ *Object) bool {
+		return t.writable() && t.Rights.AtLeast(domain.Developer)
+	}},
 
 	ReadSnippet: {on: snippetObject, decide: func(t Target, o *Object) bool {
 		if !t.Rights.Read || !t.Project.SnippetsEnabled {

@@ -117,6 +117,8 @@ func TestAbilityTable(t *testing.T) {
 		{"update other's MR", project(domain.Public), access.UpdateMergeRequest, []access.Object{access.OnMergeRequest(othersMR)}, ".....1111"},
 		{"update MR archived", project(domain.Public, archived), access.UpdateMergeRequest, []access.Object{access.OnMergeRequest(ownMR)}, "........."},
 		{"destroy MR", project(domain.Public), access.DestroyMergeRequest, nil, ".......11"},
+		{"admin MR", project(domain.Public), access.AdminMergeRequest, nil, ".....1111"},
+		{"admin MR archived", project(domain.Public, archived), access.AdminMergeRequest, nil, "........."},
 
 		{"snippets public", project(domain.Public), access.ReadSnippet, nil, "111111111"},
 		{"private snippet", project(domain.Public), access.ReadSnippet, []access.Object{access.OnSnippet(privSnippet)}, "...111111"},
@@ -178,7 +180,7 @@ func TestEveryAbilityIsTabled(t *testing.T) {
 		access.ChangeVisibilityLevel, access.ArchiveProject, access.RemoveProject, access.ReadIssue,
 		access.CreateIssue, access.UpdateIssue, access.AdminIssue, access.DestroyIssue, access.SetIssueCreatedAt,
 		access.ReadMergeRequest, access.CreateMergeRequest, access.UpdateMergeRequest, access.DestroyMergeRequest,
-		access.ReadSnippet, access.CreateSnippet, access.AdminSnippet, access.CreateNote, access.AdminNote,
+		access.AdminMergeRequest, access.ReadSnippet, access.CreateSnippet, access.AdminSnippet, access.CreateNote, access.AdminNote,
 		access.ReadPipeline, access.ReadCommitStatus, access.ReadJob, access.UpdateJob, access.CreatePipeline,
 		access.UpdatePipeline, access.CreateCommitStatus, access.DestroyPipeline, access.AdminBuild, access.AdminHooks}
 	for _, a := range tabled {

@@ -30,9 +30,12 @@ type Issue struct {
 	UserNotesCount int // filled by every read, like Upvotes and Downvotes
 	Upvotes        int
 	Downvotes      int
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	ClosedAt       *time.Time
+	// TimeStats are filled by every read and written only through
+	// ports.TimeTrackingStore.
+	TimeStats TimeStats
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	ClosedAt  *time.Time
 }
 
 // Open reports whether the issue is opened or reopened.

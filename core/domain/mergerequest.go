@@ -79,6 +79,9 @@ type MergeRequest struct {
 
 	Upvotes, Downvotes int
 	UserNotesCount     int // maintained from notes; read-only for stores' callers
+	// TimeStats are filled by every read and written only through
+	// ports.TimeTrackingStore.
+	TimeStats TimeStats
 
 	CreatedAt time.Time
 	UpdatedAt time.Time

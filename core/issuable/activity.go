@@ -25,12 +25,14 @@ type Deps struct {
 	Users         ports.UserStore
 	Policy        *access.Policy
 	Clock         ports.Clock
+	// TimeTracking keeps the time stats of both kinds of item.
+	TimeTracking ports.TimeTrackingStore
 }
 
 // NewActivity builds a module's Activity; milestones may be nil.
 func NewActivity(d Deps, milestones ports.MilestoneReader) *Activity {
 	return &Activity{Notes: d.Notes, Todos: d.Todos, Subscriptions: d.Subscriptions, Labels: d.Labels, Users: d.Users,
-		Milestones: milestones, Policy: d.Policy,
+		TimeTracking: d.TimeTracking, Milestones: milestones, Policy: d.Policy,
 		// Milliseconds are the precision clients see, so a timestamp sent
 		// back as a filter bound matches what it came from.
 		Now: func() time.Time { return d.Clock.Now().UTC().Truncate(time.Millisecond) }}
@@ -46,6 +48,7 @@ type Activity struct {
 	Subscriptions ports.SubscriptionStore
 	Labels        ports.LabelStore
 	Users         ports.UserStore
+	TimeTracking  ports.TimeTrackingStore
 	// Milestones may be nil: then no milestone exists.
 	Milestones ports.MilestoneReader
 	Policy     *access.Policy

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hearth-forge/hearth/core/apijson"
 	"github.com/hearth-forge/hearth/core/httpx"
+	"github.com/hearth-forge/hearth/core/issuable"
 )
 
 // routes lists the module's endpoints under /api/v4.
@@ -34,5 +35,10 @@ func routes(s *Service, mrs *apijson.MergeRequestPresenter, issues *apijson.Issu
 		r(http.MethodPost, one+"/subscribe", h.subscribe(true)),
 		r(http.MethodPost, one+"/unsubscribe", h.subscribe(false)),
 		r(http.MethodPost, one+"/todo", h.todo),
+		r(http.MethodPost, one+"/time_estimate", h.trackTime(issuable.SetEstimate, http.StatusOK)),
+		r(http.MethodPost, one+"/reset_time_estimate", h.trackTime(issuable.ResetEstimate, http.StatusOK)),
+		r(http.MethodPost, one+"/add_spent_time", h.trackTime(issuable.AddSpent, http.StatusCreated)),
+		r(http.MethodPost, one+"/reset_spent_time", h.trackTime(issuable.ResetSpent, http.StatusOK)),
+		r(http.MethodGet, one+"/time_stats", h.timeStats),
 	}}
 }

@@ -37,6 +37,9 @@ type issueRow struct {
 	UserNotesCount int `bun:"user_notes_count,scanonly"`
 	Upvotes        int `bun:"upvotes,scanonly"`
 	Downvotes      int `bun:"downvotes,scanonly"`
+	// Time tracking (migration 0018) is written only by timeTrackingStore.
+	TimeEstimate   int64 `bun:"time_estimate,scanonly"`
+	TotalTimeSpent int64 `bun:"total_time_spent,scanonly"`
 }
 
 func newIssueRow(i *domain.Issue) *issueRow {
@@ -75,6 +78,7 @@ func (r *issueRow) domain(labels []string) domain.Issue {
 		UserNotesCount: r.UserNotesCount,
 		Upvotes:        r.Upvotes,
 		Downvotes:      r.Downvotes,
+		TimeStats:      domain.TimeStats{TimeEstimate: r.TimeEstimate, TotalTimeSpent: r.TotalTimeSpent},
 		CreatedAt:      r.CreatedAt.UTC(),
 		UpdatedAt:      r.UpdatedAt.UTC(),
 		ClosedAt:       utcPtr(r.ClosedAt),
@@ -201,6 +205,7 @@ func (st *issueStore) Update(ctx context.Context, projectID, iid int64, fn func(
 		labels := normLabels(i.Labels)
 		row := newIssueRow(i)
 		row.UserNotesCount, row.Upvotes, row.Downvotes = i.UserNotesCount, i.Upvotes, i.Downvotes
+		row.TimeEstimate, row.TotalTimeSpent = old.TimeStats.TimeEstimate, old.TimeStats.TotalTimeSpent
 		if _, err := db.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
 			return nil, writeErr(err, "User")
 		}

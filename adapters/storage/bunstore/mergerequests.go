@@ -55,6 +55,9 @@ type mergeRequestRow struct {
 	UserNotesCount int `bun:"user_notes_count,scanonly"`
 	Upvotes        int `bun:"upvotes,scanonly"`
 	Downvotes      int `bun:"downvotes,scanonly"`
+	// Time tracking (migration 0018) is written only by timeTrackingStore.
+	TimeEstimate   int64 `bun:"time_estimate,scanonly"`
+	TotalTimeSpent int64 `bun:"total_time_spent,scanonly"`
 }
 
 func newMergeRequestRow(m *domain.MergeRequest) *mergeRequestRow {
@@ -127,6 +130,7 @@ func (r *mergeRequestRow) domain(labels []string) domain.MergeRequest {
 		Upvotes:                   r.Upvotes,
 		Downvotes:                 r.Downvotes,
 		UserNotesCount:            r.UserNotesCount,
+		TimeStats:                 domain.TimeStats{TimeEstimate: r.TimeEstimate, TotalTimeSpent: r.TotalTimeSpent},
 		CreatedAt:                 r.CreatedAt.UTC(),
 		UpdatedAt:                 r.UpdatedAt.UTC(),
 		MergedAt:                  utcPtr(r.MergedAt),
@@ -142,9 +146,11 @@ var openStates = bun.List([]string{string(domain.MROpened), string(domain.MRReop
 // (not mr.*, whose unused vote columns would clash with the computed ones).
 var mergeRequestKind = issuable[mergeRequestRow, domain.MergeRequest]{
 	typ: domain.TargetMergeRequest, what: "Merge Request", alias: "mr", iids: "merge_request_iids", labels: mergeRequestLabelLinks,
-	columns: func(q *bun.SelectQuery) *bun.SelectQuery { return q.ExcludeColumn() },
-	id:      func(r *mergeRequestRow) int64 { return r.ID },
-	domain:  (*mergeRequestRow).domain,
+	columns: func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.ExcludeColumn().ColumnExpr("mr.time_estimate, mr.total_time_spent")
+	},
+	id:     func(r *mergeRequestRow) int64 { return r.ID },
+	domain: (*mergeRequestRow).domain,
 }
 
 type mergeRequestStore struct{ s *Store }
@@ -262,6 +268,7 @@ func (st *mergeRequestStore) Update(ctx context.Context, projectID, iid int64, f
 		m.UpdatedAt = edited(m.UpdatedAt, old.UpdatedAt)
 		labels := normLabels(m.Labels)
 		row := newMergeRequestRow(m)
+		row.TimeEstimate, row.TotalTimeSpent = old.TimeStats.TimeEstimate, old.TimeStats.TotalTimeSpent
 		err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
 			_, err := db.NewUpdate().Model(row).WherePK().Exec(ctx)
 			return err

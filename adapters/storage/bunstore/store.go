@@ -102,6 +102,9 @@ func (s *Store) Labels() ports.LabelStore { return &labelStore{s} }
 // Awards returns the award emoji store.
 func (s *Store) Awards() ports.AwardStore { return &awardStore{s} }
 
+// TimeTracking returns the store of issues' and merge requests' time stats.
+func (s *Store) TimeTracking() ports.TimeTrackingStore { return &timeTrackingStore{s} }
+
 // Snippets returns the project snippet store.
 func (s *Store) Snippets() ports.SnippetStore { return &snippetStore{s} }
 
