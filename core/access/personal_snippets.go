@@ -22,3 +22,10 @@ func AdminPersonalSnippet(c *domain.Caller, sn *domain.Snippet) bool {
 	}
 	return u.ID == sn.AuthorID || (u.Admin && c.Job == nil)
 }
+
+// CreatePersonalSnippet reports whether the caller may write personal
+// snippets: signed-in users who are not external.
+func CreatePersonalSnippet(c *domain.Caller) bool {
+	u := user(c)
+	return u != nil && !u.External
+}

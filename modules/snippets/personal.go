@@ -70,14 +70,18 @@ func (s *Service) GetPersonal(ctx context.Context, caller *domain.Caller, id int
 }
 
 // CreatePersonal stores a new personal snippet of the caller: 401 for
-// anonymous callers, the request's problems (400), then the snippet's
-// own validation. The visibility defaults to internal, as in GitLab 9.x.
+// anonymous callers, the request's problems (400), 403 for external users
+// (create_personal_snippet), then the snippet's own validation. The
+// visibility defaults to internal, as in GitLab 9.x.
 func (s *Service) CreatePersonal(ctx context.Context, caller *domain.Caller, in PersonalCreateInput, from Origin) (*domain.Snippet, error) {
 	if caller.UserID() == 0 {
 		return nil, core.Unauthenticated()
 	}
 	if err := in.validate(); err != nil {
 		return nil, err
+	}
+	if !access.CreatePersonalSnippet(caller) {
+		return nil, core.Forbidden("")
 	}
 	now := s.now()
 	sn := &domain.Snippet{AuthorID: caller.UserID(), Title: strings.TrimSpace(in.Title),

@@ -130,6 +130,9 @@ func testPersonalVisibility(t *testing.T, s *server) {
 		made[vis] = s.personal(author.token, vis+" one", "visibility", vis).ID
 	}
 	mine := s.personal(other.token, "other's", "visibility", "public").ID
+	// External users read what is public but write no personal snippets.
+	s.ExpectBody(403, `{"message":"403 Forbidden"}`, "POST", "/snippets", external.token,
+		apptest.Form("title", "t", "file_name", "f", "content", "c"))
 
 	all := []string{"private", "internal", "public"}
 	for _, c := range []struct {
