@@ -69,8 +69,11 @@ const (
 	snippetSignedIn // signed in and readSnippet
 	snippetMaster   // master or more; 404 to who may not readSnippet
 	adminAgent      // administrators only (user agent detail): 401/403, or the project's 404
-	nobody          // someone else's todo: 404 to everyone signed in, administrators too
-	othersAward     // someone else's award emoji: administrators; 403 to who may read the awardable (routeCase.via), 404 to others
+	// Personal snippets: root's, as visible as the fixture's project.
+	personalRead   // anyone its visibility lets in (public: anonymous too); 404 otherwise
+	personalAuthor // its author (root) and administrators: 401 anonymous, 404 who may not read it, 403 readers
+	nobody         // someone else's todo: 404 to everyone signed in, administrators too
+	othersAward    // someone else's award emoji: administrators; 403 to who may read the awardable (routeCase.via), 404 to others
 	// CI rules.
 	ciDeveloper  // developer or more: run, retry, cancel, play, erase, post statuses
 	runnerMaster // administrators and masters of a project the runner serves (403 to others, whatever the visibility)
@@ -271,6 +274,19 @@ func expected(rc routeCase, a actor, vis string) []int {
 			return deny(http.StatusUnauthorized)
 		}
 		return deny(http.StatusNotFound)
+	case personalRead:
+		if vis == "public" || vis == "internal" && a != anon {
+			return nil
+		}
+		return deny(http.StatusNotFound)
+	case personalAuthor:
+		switch {
+		case a == anon:
+			return deny(http.StatusUnauthorized)
+		case vis == "private":
+			return deny(http.StatusNotFound)
+		}
+		return deny(http.StatusForbidden)
 	case runnerMaster:
 		if a == anon {
 			return deny(http.StatusUnauthorized)
@@ -589,6 +605,7 @@ type tracker struct {
 	issue, conf, mr                    int64 // iids
 	inote, cnote, mnote, snote, psnote int64
 	snippet, psnippet, milestone       int64
+	personal                           int64 // root's personal snippet, as visible as the project
 	label                              string
 	todoProject, othersTodo            int64
 	seq                                int
@@ -627,6 +644,7 @@ func (w *world) tracker(f *fixture) *tracker {
 	if has["snippets"] {
 		tr.snippet = tr.id(p+"/snippets", snippetForm("open", f.vis))
 		tr.psnippet = tr.id(p+"/snippets", snippetForm("private", "private"))
+		tr.personal = tr.id("/snippets", personalForm("mine", f.vis))
 	}
 	if has["notes"] {
 		note := vals("body", "A note")
@@ -655,12 +673,16 @@ func snippetForm(title, vis string) url.Values {
 	return url.Values{"title": {title}, "file_name": {title + ".txt"}, "code": {"content of " + title}, "visibility": {vis}}
 }
 
+func personalForm(title, vis string) url.Values {
+	return url.Values{"title": {title}, "file_name": {title + ".txt"}, "content": {"content of " + title}, "visibility": {vis}}
+}
+
 func (tr *tracker) expand(path string) string {
 	return strings.NewReplacer(
 		"{t.issue}", fmt.Sprint(tr.issue), "{t.conf}", fmt.Sprint(tr.conf), "{t.mr}", fmt.Sprint(tr.mr),
 		"{t.inote}", fmt.Sprint(tr.inote), "{t.cnote}", fmt.Sprint(tr.cnote), "{t.mnote}", fmt.Sprint(tr.mnote),
 		"{t.snote}", fmt.Sprint(tr.snote), "{t.psnote}", fmt.Sprint(tr.psnote),
-		"{t.snippet}", fmt.Sprint(tr.snippet), "{t.psnippet}", fmt.Sprint(tr.psnippet),
+		"{t.snippet}", fmt.Sprint(tr.snippet), "{t.psnippet}", fmt.Sprint(tr.psnippet), "{t.personal}", fmt.Sprint(tr.personal),
 		"{t.milestone}", fmt.Sprint(tr.milestone), "{t.label}", tr.label,
 	).Replace(path)
 }
@@ -864,6 +886,20 @@ func trackerRoutes() map[string]routeCase {
 		"GET " + api + "/snippets/{snippet_id}/raw" + priv:               {rule: readSnippet, req: get(p + "/snippets/{t.psnippet}/raw")},
 		"GET " + api + "/snippets/{snippet_id}/user_agent_detail":        {rule: adminAgent, req: get(p + "/snippets/{t.snippet}/user_agent_detail")},
 		"GET " + api + "/snippets/{snippet_id}/user_agent_detail" + priv: {rule: adminAgent, req: get(p + "/snippets/{t.psnippet}/user_agent_detail")},
+		// Personal snippets: root's, of the fixture's visibility.
+		"GET /api/v4/snippets":        {rule: signedIn, req: get("/snippets")},
+		"GET /api/v4/snippets/public": {rule: signedIn, req: get("/snippets/public")},
+		"POST /api/v4/snippets": {rule: signedIn, req: send("POST", "/snippets", func(*world, *fixture, actor) any {
+			return personalForm("new", "private")
+		})},
+		"GET /api/v4/snippets/{id}":     {rule: personalRead, req: get("/snippets/{t.personal}")},
+		"GET /api/v4/snippets/{id}/raw": {rule: personalRead, req: get("/snippets/{t.personal}/raw")},
+		"PUT /api/v4/snippets/{id}":     {rule: personalAuthor, req: send("PUT", "/snippets/{t.personal}", values("description", "Edited"))},
+		"DELETE /api/v4/snippets/{id}": {rule: personalAuthor, kept: true, req: prepared("DELETE", func(tr *tracker, _ actor) (string, any) {
+			tr.last = fmt.Sprintf("/snippets/%d", tr.id("/snippets", personalForm("doomed", tr.f.vis)))
+			return tr.last, nil
+		})},
+		"GET /api/v4/snippets/{id}/user_agent_detail": {rule: adminOnly, req: get("/snippets/{t.personal}/user_agent_detail")},
 		// Todos: one of the actor's own, and someone else's.
 		"GET /api/v4/todos":               {rule: signedIn, req: get("/todos")},
 		"POST /api/v4/todos/mark_as_done": {rule: signedIn, req: send("POST", "/todos/mark_as_done", nil)},

@@ -255,6 +255,7 @@ func fillForBackup(t *testing.T, srv *apptest.Server) *backupFixture {
 	c.Expect(201, "POST", path("/issues/%v/notes", issues[0]["iid"]), srv.RootToken, apptest.Form("body", "me too"))
 	c.Expect(201, "POST", path("/issues/%v/notes", issues[0]["iid"]), alice, apptest.Form("body", "fixed?"))
 	c.Expect(201, "POST", path("/snippets"), alice, apptest.Form("title", "snip", "file_name", "s.sh", "code", "echo hi", "visibility", "internal"))
+	c.Expect(201, "POST", "/snippets", alice, apptest.Form("title", "mine", "file_name", "m.txt", "content", "personal", "visibility", "public"))
 
 	// A fork of it by alice, a group project, an empty project.
 	fork := c.Expect(201, "POST", path("/fork"), alice, nil).Object(t)
@@ -282,7 +283,7 @@ func fillForBackup(t *testing.T, srv *apptest.Server) *backupFixture {
 	}
 	for _, tok := range []string{srv.RootToken, alice, bob} {
 		add(tok, "/user", "/user/keys", "/projects?per_page=100", "/projects?owned=true", "/groups", "/issues?scope=all&state=all",
-			"/merge_requests?scope=all&state=all", "/todos", "/events", "/namespaces", "/snippets", "/users?per_page=100",
+			"/merge_requests?scope=all&state=all", "/todos", "/events", "/namespaces", "/snippets", "/snippets/public", "/users?per_page=100",
 			fmt.Sprintf("/groups/%d", apptest.ID(group)), fmt.Sprintf("/groups/%d/projects", apptest.ID(group)),
 			fmt.Sprintf("/groups/%d/members", apptest.ID(group)))
 		for _, uid := range []int64{1, aliceID, bobID} {

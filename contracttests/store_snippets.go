@@ -12,7 +12,8 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// snippetStoreCases are the subtests of the stores of project snippets.
+// snippetStoreCases are the subtests of the snippet store: project
+// snippets, and personal ones (project 0).
 func snippetStoreCases() []storeCase {
 	return []storeCase{
 		{"SnippetCreateGet", storeSnippetCreateGet},
@@ -22,6 +23,8 @@ func snippetStoreCases() []storeCase {
 		{"SnippetListPages", storeSnippetListPages},
 		{"SnippetDelete", storeSnippetDelete},
 		{"SnippetDeleteProjectCascades", storeSnippetDeleteProjectCascades},
+		{"SnippetPersonal", storeSnippetPersonal},
+		{"SnippetPersonalList", storeSnippetPersonalList},
 	}
 }
 
@@ -319,5 +322,138 @@ func storeSnippetDeleteProjectCascades(t *testing.T, s Stores) {
 	storeWantKind(t, err, core.ErrNotFound, "snippet of a deleted project")
 	if _, err := s.Snippets.Get(ctx, q.ID, other.ID); err != nil {
 		t.Errorf("snippet of another project: %v", err)
+	}
+}
+
+// storePersonalSnippet creates a personal snippet by author with visibility v,
+// created at storeT0 + offset minutes.
+func storePersonalSnippet(t *testing.T, s Stores, author int64, v domain.Visibility, offset int) *domain.Snippet {
+	t.Helper()
+	at := storeT0.Add(time.Duration(offset) * time.Minute)
+	sn := &domain.Snippet{AuthorID: author, Title: fmt.Sprint("personal ", offset), FileName: "a.rb",
+		Content: "puts 1", Visibility: v, CreatedAt: at, UpdatedAt: at}
+	if err := s.Snippets.Create(t.Context(), sn); err != nil {
+		t.Fatalf("create personal snippet %d: %v", offset, err)
+	}
+	return sn
+}
+
+// storeSnippetPersonal: a personal snippet (ProjectID 0) is created, read,
+// updated and deleted through project 0 only; project snippets are never
+// reached through project 0, nor personal ones through a project.
+func storeSnippetPersonal(t *testing.T, s Stores) {
+	ctx := t.Context()
+	alice := storeUser(t, s, "alice")
+	p := storeRepoProject(t, s, "p")
+	sn := &domain.Snippet{AuthorID: alice.ID, Title: "mine", FileName: "m.txt", Description: "d", Content: "text",
+		Visibility: domain.Internal, UserAgent: "curl/8", IPAddress: "10.0.0.1", CreatedAt: storeT0, UpdatedAt: storeT0}
+	if err := s.Snippets.Create(ctx, sn); err != nil {
+		t.Fatalf("Create personal: %v", err)
+	}
+	if sn.ID <= 0 || sn.ProjectID != 0 {
+		t.Fatalf("Create personal set %+v", sn)
+	}
+	got, err := s.Snippets.Get(ctx, 0, sn.ID)
+	if err != nil {
+		t.Fatalf("Get personal: %v", err)
+	}
+	if diff := cmp.Diff(sn, got); diff != "" {
+		t.Errorf("Get personal (-want +got):\n%s", diff)
+	}
+	ps := storeSnippet(t, s, p, alice.ID, domain.Public, 1)
+	_, err = s.Snippets.Get(ctx, p.ID, sn.ID)
+	storeWantMsg(t, err, core.ErrNotFound, "404 Snippet Not Found", "Get personal through a project")
+	_, err = s.Snippets.Get(ctx, 0, ps.ID)
+	storeWantMsg(t, err, core.ErrNotFound, "404 Snippet Not Found", "Get project snippet as personal")
+	_, err = s.Snippets.Update(ctx, 0, ps.ID, func(x *domain.Snippet) error { x.Title = "stolen"; return nil })
+	storeWantKind(t, err, core.ErrNotFound, "Update project snippet as personal")
+	_, err = s.Snippets.Update(ctx, p.ID, sn.ID, func(x *domain.Snippet) error { x.Title = "stolen"; return nil })
+	storeWantKind(t, err, core.ErrNotFound, "Update personal through a project")
+
+	// Update keeps it personal, whatever fn sets.
+	up, err := s.Snippets.Update(ctx, 0, sn.ID, func(x *domain.Snippet) error {
+		x.Title, x.Visibility, x.ProjectID = "renamed", domain.Public, p.ID
+		return nil
+	})
+	if err != nil || up.Title != "renamed" || up.Visibility != domain.Public || up.ProjectID != 0 {
+		t.Fatalf("Update personal: %+v, %v", up, err)
+	}
+	if got, err := s.Snippets.Get(ctx, 0, sn.ID); err != nil || got.Title != "renamed" || got.ProjectID != 0 {
+		t.Errorf("Get after Update: %+v, %v", got, err)
+	}
+
+	// Deleting through a project, or the project snippet as personal,
+	// touches nothing.
+	if err := s.Snippets.Delete(ctx, p.ID, sn.ID); err != nil {
+		t.Fatalf("Delete personal through a project: %v", err)
+	}
+	if err := s.Snippets.Delete(ctx, 0, ps.ID); err != nil {
+		t.Fatalf("Delete project snippet as personal: %v", err)
+	}
+	if _, err := s.Snippets.Get(ctx, 0, sn.ID); err != nil {
+		t.Errorf("personal snippet deleted through a project: %v", err)
+	}
+	if _, err := s.Snippets.Get(ctx, p.ID, ps.ID); err != nil {
+		t.Errorf("project snippet deleted as personal: %v", err)
+	}
+	if err := s.Snippets.Delete(ctx, 0, sn.ID); err != nil {
+		t.Fatalf("Delete personal: %v", err)
+	}
+	_, err = s.Snippets.Get(ctx, 0, sn.ID)
+	storeWantKind(t, err, core.ErrNotFound, "Get deleted personal")
+
+	// Deleting a project leaves personal snippets alone.
+	kept := storePersonalSnippet(t, s, alice.ID, domain.Private, 2)
+	if err := s.Projects.Delete(ctx, p.ID); err != nil {
+		t.Fatalf("delete project: %v", err)
+	}
+	if _, err := s.Snippets.Get(ctx, 0, kept.ID); err != nil {
+		t.Errorf("personal snippet after a project's deletion: %v", err)
+	}
+}
+
+// storeSnippetPersonalList: project 0 lists personal snippets only, by
+// author or visibility, newest first, in pages.
+func storeSnippetPersonalList(t *testing.T, s Stores) {
+	ctx := t.Context()
+	alice, bob := storeUser(t, s, "alice"), storeUser(t, s, "bob")
+	p := storeRepoProject(t, s, "p")
+	pubA := storePersonalSnippet(t, s, alice.ID, domain.Public, 1)
+	privA := storePersonalSnippet(t, s, alice.ID, domain.Private, 2)
+	intB := storePersonalSnippet(t, s, bob.ID, domain.Internal, 3)
+	pubB := storePersonalSnippet(t, s, bob.ID, domain.Public, 4)
+	storeSnippet(t, s, p, alice.ID, domain.Public, 5) // a project's: never listed as personal
+	for _, tc := range []struct {
+		name string
+		f    domain.SnippetFilter
+		want []*domain.Snippet
+	}{
+		{"alice's", domain.SnippetFilter{AuthorID: alice.ID}, []*domain.Snippet{privA, pubA}},
+		{"bob's", domain.SnippetFilter{AuthorID: bob.ID}, []*domain.Snippet{pubB, intB}},
+		{"public", domain.SnippetFilter{Visibilities: []domain.Visibility{domain.Public}}, []*domain.Snippet{pubB, pubA}},
+		{"public or alice's", domain.SnippetFilter{Visibilities: []domain.Visibility{domain.Public}, AuthorID: alice.ID},
+			[]*domain.Snippet{pubB, privA, pubA}},
+		{"nothing asked", domain.SnippetFilter{}, nil},
+	} {
+		list, total, err := s.Snippets.List(ctx, tc.f)
+		var want []int64
+		for _, sn := range tc.want {
+			want = append(want, sn.ID)
+		}
+		storeWantList(t, tc.name, storeSnippetIDs(list), total, err, want, len(want))
+	}
+	f := domain.SnippetFilter{Visibilities: []domain.Visibility{domain.Public, domain.Internal, domain.Private}}
+	for _, tc := range []struct {
+		page int
+		want []int64
+	}{{1, []int64{pubB.ID, intB.ID, privA.ID}}, {2, []int64{pubA.ID}}, {3, nil}} {
+		f.Page = domain.Page{Page: tc.page, PerPage: 3}
+		list, total, err := s.Snippets.List(ctx, f)
+		storeWantList(t, fmt.Sprint("page ", tc.page), storeSnippetIDs(list), total, err, tc.want, 4)
+	}
+	// A project's list leaves the personal ones out.
+	list, _, err := s.Snippets.List(ctx, domain.SnippetFilter{ProjectID: p.ID, AuthorID: alice.ID})
+	if err != nil || len(list) != 1 || list[0].ProjectID != p.ID {
+		t.Errorf("project list: %+v, %v", list, err)
 	}
 }

@@ -2,7 +2,8 @@ package domain
 
 import "time"
 
-// Snippet is a project's snippet of code.
+// Snippet is a project's snippet of code, or a user's personal one
+// (ProjectID 0).
 type Snippet struct {
 	ID          int64
 	ProjectID   int64
@@ -21,8 +22,9 @@ type Snippet struct {
 	AkismetSubmitted bool
 }
 
-// SnippetFilter selects a project's snippets a reader may see: those
-// with one of Visibilities, plus the reader's own (AuthorID).
+// SnippetFilter selects a project's snippets (the personal ones when
+// ProjectID is 0) a reader may see: those with one of Visibilities, plus
+// the reader's own (AuthorID).
 type SnippetFilter struct {
 	ProjectID    int64
 	Visibilities []Visibility

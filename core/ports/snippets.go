@@ -6,7 +6,9 @@ import (
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
-// SnippetStore keeps project snippets.
+// SnippetStore keeps project snippets and personal ones: a projectID of 0
+// names the personal snippets (domain.Snippet.ProjectID 0), never those
+// of a project.
 type SnippetStore interface {
 	// Create inserts s and sets its ID.
 	Create(ctx context.Context, s *domain.Snippet) error

@@ -75,3 +75,46 @@ type UpdateInput struct {
 	Visibility  *string `param:"visibility"`
 	Invalid     error
 }
+
+// personalSnippetJSON is GitLab 9.x's PersonalSnippet entity: the
+// project snippet's fields (project_id null) and raw_url.
+type personalSnippetJSON struct {
+	ID          int64              `json:"id"`
+	Title       string             `json:"title"`
+	FileName    string             `json:"file_name"`
+	Description string             `json:"description"`
+	Author      *apijson.UserBasic `json:"author"`
+	UpdatedAt   httpx.Time         `json:"updated_at"`
+	CreatedAt   httpx.Time         `json:"created_at"`
+	ProjectID   *int64             `json:"project_id"`
+	WebURL      string             `json:"web_url"`
+	RawURL      string             `json:"raw_url"`
+}
+
+func newPersonalSnippetJSON(sn domain.Snippet, author *apijson.UserBasic, base string) personalSnippetJSON {
+	web := base + "/snippets/" + strconv.FormatInt(sn.ID, 10)
+	return personalSnippetJSON{ID: sn.ID, Title: sn.Title, FileName: sn.FileName, Description: sn.Description,
+		Author: author, UpdatedAt: httpx.TimeOf(sn.UpdatedAt), CreatedAt: httpx.TimeOf(sn.CreatedAt),
+		WebURL: web, RawURL: web + "/raw"}
+}
+
+// PersonalCreateInput are POST /snippets's parameters.
+type PersonalCreateInput struct {
+	Title       string  `param:"title,required"`
+	FileName    string  `param:"file_name,required"`
+	Content     string  `param:"content,required"`
+	Description *string `param:"description"`
+	Visibility  *string `param:"visibility"`
+	Invalid     error
+}
+
+// PersonalUpdateInput are PUT /snippets/:id's parameters; at least one
+// must be given.
+type PersonalUpdateInput struct {
+	Title       *string `param:"title"`
+	FileName    *string `param:"file_name"`
+	Content     *string `param:"content"`
+	Description *string `param:"description"`
+	Visibility  *string `param:"visibility"`
+	Invalid     error
+}

@@ -403,7 +403,16 @@ func TestRoutes(t *testing.T) {
 		"GET /api/v4/projects/{id}/snippets/{snippet_id}/user_agent_detail",
 		"POST /api/v4/projects/{id}/snippets",
 		"PUT /api/v4/projects/{id}/snippets/{snippet_id}",
+		"DELETE /api/v4/snippets/{id}",
+		"GET /api/v4/snippets",
+		"GET /api/v4/snippets/public",
+		"GET /api/v4/snippets/{id}",
+		"GET /api/v4/snippets/{id}/raw",
+		"GET /api/v4/snippets/{id}/user_agent_detail",
+		"POST /api/v4/snippets",
+		"PUT /api/v4/snippets/{id}",
 	}
+	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("routes %v, want %v", got, want)
 	}

@@ -1,7 +1,9 @@
-// Package snippets is the project snippet module: GitLab 9.x's
+// Package snippets is the snippet module: GitLab 9.x's
 // /projects/:id/snippets API (list, read, raw content, create, update,
 // idempotent delete, and the user agent detail administrators use for
-// spam checks). Notes on snippets belong to the notes module.
+// spam checks) and its /snippets API of personal snippets, which belong
+// to their author and no project. Notes on project snippets belong to the
+// notes module; personal snippets have none here.
 package snippets
 
 import (

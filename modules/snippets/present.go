@@ -27,16 +27,9 @@ func (p presenter) snippets(ctx context.Context, proj *domain.Project, list []do
 	for _, sn := range list {
 		ids = append(ids, sn.AuthorID)
 	}
-	authors := map[int64]*apijson.UserBasic{}
-	if len(ids) > 0 {
-		users, err := p.users.GetMany(ctx, ids)
-		if err != nil {
-			return nil, fmt.Errorf("authors of snippets: %w", err)
-		}
-		for i := range users {
-			u := apijson.UserBasicOf(p.base, &users[i])
-			authors[users[i].ID] = &u
-		}
+	authors, err := p.authors(ctx, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]snippetJSON, 0, len(list))
 	for _, sn := range list {
@@ -45,10 +38,53 @@ func (p presenter) snippets(ctx context.Context, proj *domain.Project, list []do
 	return out, nil
 }
 
+// authors reads the users of ids in one query; one that is gone renders
+// as a null author.
+func (p presenter) authors(ctx context.Context, ids []int64) (map[int64]*apijson.UserBasic, error) {
+	authors := map[int64]*apijson.UserBasic{}
+	if len(ids) == 0 {
+		return authors, nil
+	}
+	users, err := p.users.GetMany(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("authors of snippets: %w", err)
+	}
+	for i := range users {
+		u := apijson.UserBasicOf(p.base, &users[i])
+		authors[users[i].ID] = &u
+	}
+	return authors, nil
+}
+
 func (p presenter) snippet(ctx context.Context, f *Found) (snippetJSON, error) {
 	out, err := p.snippets(ctx, f.Project, []domain.Snippet{*f.Snippet})
 	if err != nil {
 		return snippetJSON{}, err
+	}
+	return out[0], nil
+}
+
+// personal renders personal snippets with their authors (one query).
+func (p presenter) personal(ctx context.Context, list []domain.Snippet) ([]personalSnippetJSON, error) {
+	ids := make([]int64, 0, len(list))
+	for _, sn := range list {
+		ids = append(ids, sn.AuthorID)
+	}
+	authors, err := p.authors(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]personalSnippetJSON, 0, len(list))
+	for _, sn := range list {
+		out = append(out, newPersonalSnippetJSON(sn, authors[sn.AuthorID], p.base))
+	}
+	return out, nil
+}
+
+func (p presenter) personalOne(ctx context.Context, sn *domain.Snippet) (personalSnippetJSON, error) {
+	out, err := p.personal(ctx, []domain.Snippet{*sn})
+	if err != nil {
+		return personalSnippetJSON{}, err
 	}
 	return out[0], nil
 }

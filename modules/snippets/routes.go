@@ -22,5 +22,14 @@ func routes(s *Service, users ports.UserStore, namespaces ports.NamespaceStore, 
 		r(http.MethodDelete, "/projects/{id}/snippets/{snippet_id}", h.delete),
 		r(http.MethodGet, "/projects/{id}/snippets/{snippet_id}/raw", h.raw),
 		r(http.MethodGet, "/projects/{id}/snippets/{snippet_id}/user_agent_detail", h.userAgentDetail),
+		// Personal snippets.
+		r(http.MethodGet, "/snippets", h.listPersonal(false)),
+		r(http.MethodGet, "/snippets/public", h.listPersonal(true)),
+		r(http.MethodPost, "/snippets", h.createPersonal),
+		r(http.MethodGet, "/snippets/{id}", h.getPersonal),
+		r(http.MethodPut, "/snippets/{id}", h.updatePersonal),
+		r(http.MethodDelete, "/snippets/{id}", h.deletePersonal),
+		r(http.MethodGet, "/snippets/{id}/raw", h.rawPersonal),
+		r(http.MethodGet, "/snippets/{id}/user_agent_detail", h.personalUserAgentDetail),
 	}}
 }

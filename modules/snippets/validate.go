@@ -106,3 +106,28 @@ func validate(s *domain.Snippet) error {
 	}
 	return nil
 }
+
+// validate reports what decoding found (missing title, file_name,
+// content) and a visibility outside its values, in Grape's one message.
+func (in *PersonalCreateInput) validate() error {
+	return checkVisibility(in.Invalid, in.Visibility)
+}
+
+// validate reports what decoding found and a visibility outside its
+// values, then that at least one parameter must be given.
+func (in *PersonalUpdateInput) validate() error {
+	if err := checkVisibility(in.Invalid, in.Visibility); err != nil {
+		return err
+	}
+	if in.Title == nil && in.FileName == nil && in.Content == nil && in.Description == nil && in.Visibility == nil {
+		return &core.Error{Kind: core.ErrInvalid, Param: true,
+			Msg: "title, file_name, content, description, visibility are missing, at least one parameter must be provided"}
+	}
+	return nil
+}
+
+// apply copies the given fields onto x, as UpdateInput.apply does.
+func (in *PersonalUpdateInput) apply(x *domain.Snippet) {
+	(&UpdateInput{Title: in.Title, FileName: in.FileName, Code: in.Content, Description: in.Description,
+		Visibility: in.Visibility}).apply(x)
+}

@@ -16,7 +16,7 @@ type snippetRow struct {
 	bun.BaseModel `bun:"table:snippets,alias:sn"`
 
 	ID               int64      `bun:"id,pk,autoincrement"`
-	ProjectID        int64      `bun:"project_id"`
+	ProjectID        int64      `bun:"project_id,nullzero"` // NULL: a personal snippet
 	AuthorID         int64      `bun:"author_id"`
 	Title            string     `bun:"title"`
 	FileName         string     `bun:"file_name"`
@@ -75,7 +75,7 @@ type snippetStore struct{ s *Store }
 
 // Create inserts s. Zero times mean now (UpdatedAt: CreatedAt); an empty
 // visibility is private, the one that reveals nothing. An unknown project
-// is core.ErrNotFound.
+// is core.ErrNotFound; ProjectID 0 makes a personal snippet.
 func (st *snippetStore) Create(ctx context.Context, s *domain.Snippet) error {
 	if s.Visibility == "" {
 		s.Visibility = domain.Private
@@ -101,7 +101,7 @@ func (st *snippetStore) Get(ctx context.Context, projectID, id int64) (*domain.S
 // one reads a project's snippet; lock takes the row lock when the store
 // uses them.
 func (st *snippetStore) one(ctx context.Context, db bun.IDB, lock bool, projectID, id int64) (*domain.Snippet, error) {
-	q := db.NewSelect().Where("sn.project_id = ? AND sn.id = ?", projectID, id)
+	q := ofProject(db.NewSelect(), "sn.", projectID).Where("sn.id = ?", id)
 	if lock {
 		q = st.s.forUpdate(q, "sn")
 	}
@@ -131,7 +131,7 @@ func (st *snippetStore) Update(ctx context.Context, projectID, id int64, fn func
 // and is no error.
 func (st *snippetStore) Delete(ctx context.Context, projectID, id int64) error {
 	err := st.s.inTx(ctx, func(ctx context.Context, db bun.IDB) error {
-		res, err := db.NewDelete().Model((*snippetRow)(nil)).Where("project_id = ? AND id = ?", projectID, id).Exec(ctx)
+		res, err := ofProject(db.NewDelete().Model((*snippetRow)(nil)), "", projectID).Where("id = ?", id).Exec(ctx)
 		if err != nil {
 			return err
 		}
@@ -157,11 +157,11 @@ func (st *snippetStore) Delete(ctx context.Context, projectID, id int64) error {
 	return nil
 }
 
-// List selects the snippets of f.ProjectID whose visibility is one of
+// List selects the snippets of f.ProjectID (0: the personal ones) whose visibility is one of
 // f.Visibilities or whose author is f.AuthorID (when not 0); with
 // neither, nothing. Newest first (created_at, then ID), two queries.
 func (st *snippetStore) List(ctx context.Context, f domain.SnippetFilter) ([]domain.Snippet, int, error) {
-	q := st.s.Conn(ctx).NewSelect().Where("sn.project_id = ?", f.ProjectID)
+	q := ofProject(st.s.Conn(ctx).NewSelect(), "sn.", f.ProjectID)
 	vis := make([]string, 0, len(f.Visibilities))
 	for _, v := range f.Visibilities {
 		vis = append(vis, string(v))
@@ -182,6 +182,18 @@ func (st *snippetStore) List(ctx context.Context, f domain.SnippetFilter) ([]dom
 		return nil, 0, fmt.Errorf("bunstore: list snippets of project %d: %w", f.ProjectID, err)
 	}
 	return out, n, nil
+}
+
+// ofProject restricts q to the snippets of project projectID, or to the
+// personal snippets (project_id NULL) when it is 0; prefix is the
+// table's alias with its dot, or empty.
+func ofProject[Q interface {
+	Where(string, ...any) Q
+}](q Q, prefix string, projectID int64) Q {
+	if projectID == 0 {
+		return q.Where(prefix + "project_id IS NULL")
+	}
+	return q.Where(prefix+"project_id = ?", projectID)
 }
 
 var _ ports.SnippetStore = (*snippetStore)(nil)
