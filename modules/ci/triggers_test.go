@@ -138,9 +138,44 @@ func TestTriggers(t *testing.T) {
 		s.Expect(404, "POST", "/projects/999999/trigger/pipeline", "", apptest.Form("token", token, "ref", "master"))
 		s.ExpectBody(400, `{"message":{"base":["Reference not found"]}}`, "POST", run, "", apptest.Form("token", token, "ref", "nowhere"))
 
+		// A ref with a slash, encoded in the path.
+		s.commit(pid, "feature/x", "branch", map[string]string{"f.txt": "x"})
+		slashed := fmt.Sprintf("/projects/%d/ref/feature%%2Fx/trigger/pipeline", pid)
+		if p := s.Expect(201, "POST", slashed, "", apptest.Form("token", token)).Object(t); p["ref"] != "feature/x" {
+			t.Fatalf("slashed ref: %v", p)
+		}
+
+		// A developer owner may not run a protected branch.
+		s.Expect(200, "PUT", fmt.Sprintf("/projects/%d/repository/branches/master/protect", pid), s.RootToken, nil)
+		s.Expect(200, "PUT", fmt.Sprintf("/projects/%d/members/%d", pid, m.id), s.RootToken, apptest.Form("access_level", "30"))
+		s.ExpectBody(400, `{"message":{"base":["Insufficient permissions for protected ref 'master'"]}}`, "POST", run, "", apptest.Form("token", token, "ref", "master"))
+		s.Expect(201, "POST", run, "", apptest.Form("token", token, "ref", "feature/x"))
+
+		// An invalid configuration makes a failed pipeline, as GitLab's
+		// triggers save it.
+		s.commit(pid, "feature/x", "break", map[string]string{".gitlab-ci.yml": "build:\n  when: sometimes\n"})
+		if p := s.Expect(201, "POST", run, "", apptest.Form("token", token, "ref", "feature/x")).Object(t); p["status"] != "failed" || p["yaml_errors"] == nil {
+			t.Fatalf("pipeline of an invalid configuration: %v", p)
+		}
+
 		// An owner who is no longer a developer runs nothing.
 		s.Expect(200, "PUT", fmt.Sprintf("/projects/%d/members/%d", pid, m.id), s.RootToken, apptest.Form("access_level", "20"))
 		s.ExpectBody(400, `{"message":{"base":["Insufficient permissions to create a new pipeline"]}}`, "POST", run, "", apptest.Form("token", token, "ref", "master"))
+
+		// A legacy trigger (no owner) runs unprotected refs only, without
+		// a user.
+		legacy := &domain.Trigger{ProjectID: pid, TokenDigest: domain.TokenDigest("legacy-token-0123456789"), TokenHint: "lega"}
+		if err := s.Store.Triggers().Create(context.Background(), legacy); err != nil {
+			t.Fatal(err)
+		}
+		if p := s.Expect(201, "POST", run, "", apptest.Form("token", "legacy-token-0123456789", "ref", "feature/x")).Object(t); p["user"] != nil || p["status"] != "failed" {
+			t.Fatalf("legacy trigger's pipeline (no user, the failed configuration): %v", p)
+		}
+		s.ExpectBody(400, `{"message":{"base":["Insufficient permissions to create a new pipeline"]}}`, "POST", run, "",
+			apptest.Form("token", "legacy-token-0123456789", "ref", "master"))
+		if got := s.Expect(200, "GET", fmt.Sprintf("%s/%d", base, legacy.ID), s.RootToken, nil).Object(t); got["owner"] != nil || got["token"] != "lega" {
+			t.Fatalf("legacy trigger: %v", got)
+		}
 
 		// Deletion: 204, then the token opens nothing.
 		s.Expect(403, "DELETE", one, dev.token, nil)
