@@ -126,6 +126,7 @@ type Stores struct {
 	Jobs              ports.JobStore
 	Runners           ports.RunnerStore
 	Variables         ports.VariableStore
+	Triggers          ports.TriggerStore
 	Artifacts         ports.ArtifactStore
 	Hooks             ports.HookStore
 	SystemHooks       ports.SystemHookStore
@@ -148,7 +149,7 @@ func storesOf(s *bunstore.Store) Stores {
 		Milestones: s.Milestones(), MilestoneReader: s.Milestones(), Labels: s.Labels(), Awards: s.Awards(),
 		TimeTracking: s.TimeTracking(),
 		Snippets:     s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
-		Variables: s.Variables(), Artifacts: s.Artifacts(), Hooks: s.Hooks(),
+		Variables: s.Variables(), Triggers: s.Triggers(), Artifacts: s.Artifacts(), Hooks: s.Hooks(),
 		SystemHooks: s.SystemHooks(), HookRouter: s.HookRouter(), HookDeliveries: s.HookDeliveries(), HookEvents: s.HookEvents(),
 		DeployKeys: s.DeployKeys(), Tx: s.Tx(), Pinger: s, Backup: s.Backup(),
 	}

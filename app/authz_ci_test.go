@@ -306,6 +306,9 @@ func ciRoutes() map[string]routeCase {
 			return fmt.Sprintf("%s/runners/%d", p, id), nil
 		})},
 	}
+	for k, v := range triggerRoutes() {
+		rows[k] = v
+	}
 	// The runner protocol answers runner and job tokens only: a user's
 	// token, an administrator's included, opens none of it.
 	for _, r := range []struct{ method, pattern, path string }{

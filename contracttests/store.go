@@ -52,6 +52,9 @@ type Stores struct {
 	Runners   ports.RunnerStore
 	Variables ports.VariableStore
 	Artifacts ports.ArtifactStore
+	// Triggers are projects' pipeline triggers. An adapter without it
+	// skips the trigger part.
+	Triggers ports.TriggerStore
 	// Hooks are projects' webhooks.
 	Hooks ports.HookStore
 	// SystemHooks are the instance's; HookRouter finds an event's hooks
@@ -219,7 +222,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), hookEventCases(), systemHookCases(), deployKeyStoreCases(), timeTrackingCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), triggerStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), hookEventCases(), systemHookCases(), deployKeyStoreCases(), timeTrackingCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {

@@ -3,7 +3,7 @@
 // snippets, todos, events, meta, hooks for project and system webhooks
 // and their delivery, deploykeys for deploy keys and SSH key sign-in, and
 // CI: ci
-// for pipelines and variables, jobs for the jobs and commit statuses API,
+// for pipelines, variables, triggers and the CI lint, jobs for the jobs and commit statuses API,
 // runners for the runner protocol and the runners API; doctor and backup,
 // without routes, for `hearth doctor` and `hearth backup`). Each is an fx
 // module that the app

@@ -38,6 +38,14 @@ type request struct {
 	// a skipped one (save_on_errors, and skip ci honoured); from the API
 	// both are the caller's 400.
 	push bool
+	// saveErrors: a configuration error becomes a failed pipeline also
+	// outside pushes (GitLab's triggers keep save_on_errors), while [ci
+	// skip] is still ignored.
+	saveErrors bool
+	// record runs in the pipeline's transaction once it has an ID (a
+	// trigger's request with its variables), so that no runner takes a
+	// job before what it needs is stored.
+	record func(ctx context.Context, p *domain.Pipeline) error
 }
 
 // refusal is why no pipeline was created: GitLab's pipeline error on
@@ -149,7 +157,7 @@ func (s *Service) create(ctx context.Context, r request) (*domain.Pipeline, erro
 	var ce *core.Error
 	switch {
 	case errors.As(err, &ce) && errors.Is(err, core.ErrInvalid):
-		if !r.push {
+		if !r.push && !r.saveErrors {
 			return nil, refusal(ce.Msg)
 		}
 		// GitLab saves the pipeline failed, with the message (pipeline.drop).
@@ -158,13 +166,13 @@ func (s *Service) create(ctx context.Context, r request) (*domain.Pipeline, erro
 		p.FinishedAt = &now
 		zero := 0
 		p.Duration = &zero
-		return p, s.store(ctx, p, nil, r.userID)
+		return p, s.store(ctx, p, nil, r)
 	case err != nil:
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	if r.push && skipPattern.MatchString(commit.Message) {
 		p.Status = domain.CISkipped
-		return p, s.store(ctx, p, nil, r.userID)
+		return p, s.store(ctx, p, nil, r)
 	}
 	jobs, err := s.jobsFor(ctx, r, cfg, p)
 	if err != nil {
@@ -173,15 +181,21 @@ func (s *Service) create(ctx context.Context, r request) (*domain.Pipeline, erro
 	if len(jobs) == 0 {
 		return nil, refusal(errNoJobs)
 	}
-	return p, s.store(ctx, p, jobs, r.userID)
+	return p, s.store(ctx, p, jobs, r)
 }
 
 // store saves p with its jobs, publishes it and processes it, in one
 // transaction.
-func (s *Service) store(ctx context.Context, p *domain.Pipeline, jobs []domain.Job, actor int64) error {
+func (s *Service) store(ctx context.Context, p *domain.Pipeline, jobs []domain.Job, r request) error {
+	actor := r.userID
 	return s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
 		if err := s.p.Pipelines.Create(ctx, p, jobs); err != nil {
 			return fmt.Errorf("create pipeline: %w", err)
+		}
+		if r.record != nil {
+			if err := r.record(ctx, p); err != nil {
+				return err
+			}
 		}
 		if err := s.p.Bus.Publish(ctx, domain.PipelineEvent{Pipeline: *p, Jobs: jobs, Actor: actor}); err != nil {
 			return err

@@ -1,8 +1,9 @@
 // Package ci is the pipeline module: pipelines created from
 // .gitlab-ci.yml on every push, the pipeline state machine that follows
 // job events (GitLab's Ci::ProcessPipelineService), GitLab 9.x's
-// pipelines API (list, get, create, retry, cancel, delete) and the
-// project CI variables API. Jobs, commit statuses and runners are other
+// pipelines API (list, get, create, retry, cancel, delete), the
+// project CI variables API, pipeline triggers (their API and the
+// trigger itself, whose variables reach the jobs) and POST /ci/lint. Jobs, commit statuses and runners are other
 // modules': they change jobs and publish domain.JobEvent, and the
 // pipeline follows here.
 package ci

@@ -28,5 +28,14 @@ func routes(s *Service, users ports.UserStore, cfg config.Config) httpx.Routes {
 		r(http.MethodGet, "/projects/{id}/variables/{key}", h.variable),
 		r(http.MethodPut, "/projects/{id}/variables/{key}", h.updateVariable),
 		r(http.MethodDelete, "/projects/{id}/variables/{key}", h.deleteVariable),
+		r(http.MethodGet, "/projects/{id}/triggers", h.triggers),
+		r(http.MethodPost, "/projects/{id}/triggers", h.createTrigger),
+		r(http.MethodGet, "/projects/{id}/triggers/{trigger_id}", h.trigger),
+		r(http.MethodPut, "/projects/{id}/triggers/{trigger_id}", h.updateTrigger),
+		r(http.MethodDelete, "/projects/{id}/triggers/{trigger_id}", h.deleteTrigger),
+		r(http.MethodPost, "/projects/{id}/triggers/{trigger_id}/take_ownership", h.takeTriggerOwnership),
+		r(http.MethodPost, "/projects/{id}/trigger/pipeline", h.runTrigger),
+		r(http.MethodPost, "/projects/{id}/ref/{ref}/trigger/pipeline", h.runTrigger),
+		r(http.MethodPost, "/ci/lint", h.lint),
 	}}
 }

@@ -22,6 +22,9 @@ type Params struct {
 	Pipelines  ports.PipelineStore
 	Jobs       ports.JobStore
 	Variables  ports.VariableStore
+	Triggers   ports.TriggerStore
+	Users      ports.UserStore
+	TokenGen   ports.TokenGenerator
 	Projects   ports.ProjectStore
 	Namespaces ports.NamespaceStore
 	Protected  ports.ProtectedBranchStore

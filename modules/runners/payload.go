@@ -2,12 +2,14 @@ package runners
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 )
 
@@ -241,9 +243,16 @@ type varContext struct {
 
 // variables are GitLab's predefined variables, then the configuration's
 // (pipeline and job), then the project's (protected ones only for jobs
-// of protected refs), later ones overriding earlier ones in the runner.
+// of protected refs), then those of the trigger request that created the
+// pipeline, later ones overriding earlier ones in the runner.
 func (s *Service) variables(ctx context.Context, c varContext) ([]jobVariable, error) {
 	j := c.job
+	trigger, err := s.p.Triggers.OfPipeline(ctx, c.pipeline.ID)
+	if errors.Is(err, core.ErrNotFound) {
+		trigger = nil
+	} else if err != nil {
+		return nil, fmt.Errorf("trigger request: %w", err)
+	}
 	var out []jobVariable
 	add := func(key, value string, public bool) {
 		out = append(out, jobVariable{Key: key, Value: value, Public: public})
@@ -306,6 +315,9 @@ func (s *Service) variables(ctx context.Context, c varContext) ([]jobVariable, e
 	out = append(out, jobVariable{Key: "CI_REPOSITORY_URL", Value: c.repoURL, Public: false})
 	add("CI_PIPELINE_ID", strconv.FormatInt(c.pipeline.ID, 10), true)
 	add("CI_PIPELINE_SOURCE", c.pipeline.Source, true)
+	if trigger != nil {
+		add("CI_PIPELINE_TRIGGERED", "true", true)
+	}
 	add("CI_PIPELINE_URL", fmt.Sprintf("%s/%s/pipelines/%d", c.base, c.fullPath, c.pipeline.ID), true)
 	cfgPath := c.pipeline.ConfigPath
 	if cfgPath == "" {
@@ -345,6 +357,12 @@ func (s *Service) variables(ctx context.Context, c varContext) ([]jobVariable, e
 		}
 		if len(list) == 0 || page*100 >= total {
 			break
+		}
+	}
+	if trigger != nil {
+		// GitLab's TriggerRequest#user_variables: not public.
+		for _, v := range trigger.Variables {
+			out = append(out, jobVariable{Key: v.Key, Value: v.Value, Public: false})
 		}
 	}
 	return out, nil

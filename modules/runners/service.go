@@ -51,6 +51,7 @@ type Params struct {
 	Namespaces ports.NamespaceStore
 	Users      ports.UserStore
 	Variables  ports.VariableStore
+	Triggers   ports.TriggerStore
 	Artifacts  ports.ArtifactStore
 	Blob       ports.BlobStore
 	Tx         ports.TxManager

@@ -121,6 +121,10 @@ func (s *Store) Runners() ports.RunnerStore { return &runnerStore{s} }
 // Variables returns the store of projects' CI variables.
 func (s *Store) Variables() ports.VariableStore { return &variableStore{s} }
 
+// Triggers returns the store of projects' pipeline triggers and their
+// requests.
+func (s *Store) Triggers() ports.TriggerStore { return &triggerStore{s} }
+
 // Hooks returns the store of projects' webhooks.
 func (s *Store) Hooks() ports.HookStore { return &hookStore{s} }
 
