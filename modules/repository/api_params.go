@@ -109,3 +109,11 @@ type ArchiveInput struct {
 	// Suffix is the format the path names (archive.zip), "" for none.
 	Suffix string
 }
+
+// CreateProtectedBranchInput is POST /projects/:id/protected_branches;
+// levels not given are 40 (masters).
+type CreateProtectedBranchInput struct {
+	Name             string `param:"name,required"`
+	PushAccessLevel  *int   `param:"push_access_level"`
+	MergeAccessLevel *int   `param:"merge_access_level"`
+}

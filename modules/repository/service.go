@@ -151,14 +151,10 @@ func backendErr(err error, what, doing string) error {
 
 // mayPush tells whether t's caller may update branch under rules (not
 // force it, not delete it: protected branches never allow those through
-// pushes): any developer when no rule protects it, else masters, or
-// developers when the rule lets them push.
+// pushes): any developer when no rule protects it, else whom the rule's
+// push level admits (no one at all for "No one").
 func mayPush(t access.Target, rules []domain.ProtectedBranch, branch string) bool {
-	rule, protected := domain.Protection(rules, branch)
-	if !protected {
-		return t.Can(access.PushCode)
-	}
-	return t.Can(access.PushToProtectedBranches) || (rule.DevelopersCanPush && t.Can(access.PushCode))
+	return t.MayPushTo(rules, branch)
 }
 
 // pageOf slices one page out of a full list.
