@@ -121,7 +121,7 @@ func TestProtectedBranchLevelsGitPush(t *testing.T) {
 	t.Parallel()
 	tr := httpTransport()
 	s := newRepoServer(t, backend("gitcli"))
-	devID, _ := s.User("dev")
+	devID, devToken := s.User("dev")
 	masterID, master := s.User("boss")
 	p := s.hosted("levels", "private", 0)
 	s.member(p.ID, devID, domain.Developer)
@@ -161,6 +161,22 @@ func TestProtectedBranchLevelsGitPush(t *testing.T) {
 	// Unprotected again, frozen takes the master's push.
 	s.Expect(204, "DELETE", base+"/frozen", master, nil)
 	git.run(m, "push", "-q", "origin", "HEAD:frozen")
+
+	// GitLab's can_push_to_branch?: whom the merge level admits may create
+	// a protected branch that does not exist yet, by push or through the
+	// API, and no more.
+	s.Expect(201, "POST", base, master, apptest.Form("name", "hotfix-*", "push_access_level", "0", "merge_access_level", "30"))
+	git.run(d, "push", "-q", "origin", "HEAD:hotfix-1")
+	git.commit(d, "h.txt", "h\n")
+	if out := git.fails(d, "push", "origin", "HEAD:hotfix-1"); !strings.Contains(out, refused) {
+		t.Errorf("developer push to existing hotfix-1: %s", out)
+	}
+	commits := fmt.Sprintf("/projects/%d/repository/commits", p.ID)
+	create := commitBody("hotfix-2", "new", action{"action": "create", "file_path": "n.txt", "content": "n"})
+	create["start_branch"] = "master"
+	s.Expect(201, "POST", commits, devToken, create)
+	s.ExpectBody(400, `{"message":"You are not allowed to push into this branch"}`, "POST", commits, devToken,
+		commitBody("hotfix-2", "again", action{"action": "create", "file_path": "o.txt", "content": "o"}))
 }
 
 // TestProtectedBranchLevelsMerge: accepting a merge request follows
