@@ -353,12 +353,15 @@ func TestAuthorizationTable(t *testing.T) {
 	for k, v := range deployKeyRoutes() {
 		table[k] = v
 	}
+	for k, v := range protectedBranchRoutes() {
+		table[k] = v
+	}
 	srv := apptest.New(t)
 	// Every route of the covered modules must be in the table.
 	var missing []string
 	covered := map[string]bool{"projects": true, "groups": true, "members": true, "events": true,
 		"issues": true, "notes": true, "snippets": true, "todos": true, "mergerequests": true,
-		"ci": true, "jobs": true, "runners": true, "hooks": true, "deploykeys": true}
+		"ci": true, "jobs": true, "runners": true, "hooks": true, "deploykeys": true, "protectedbranches": true}
 	rows := map[string]bool{}
 	for key := range table {
 		rows[routeOf(key)] = true
@@ -760,6 +763,33 @@ func (tr *tracker) todoOf(user int64) int64 {
 		w.t.Fatalf("todo of %d: %d %s", user, resp.StatusCode, data)
 	}
 	return td.ID
+}
+
+// protectedBranchRoutes are the protected branches rows: every endpoint,
+// reads included, is a master's (GitLab's authorize_admin_project). Each
+// cell names a rule of its own, made by root where the cell needs one, so
+// no cell changes what another reads.
+func protectedBranchRoutes() map[string]routeCase {
+	const api = "/api/v4/projects/{id}/protected_branches"
+	const p = "/projects/{project}/protected_branches"
+	fresh := func(tr *tracker) string {
+		name := fmt.Sprintf("pb-%d", tr.next())
+		tr.post(fmt.Sprintf("/projects/%d/protected_branches", tr.f.projectID), vals("name", name, "push_access_level", "30"))
+		tr.last = fmt.Sprintf("/projects/%d/protected_branches/%s", tr.f.projectID, name)
+		return p + "/" + name
+	}
+	return map[string]routeCase{
+		"GET " + api: {rule: masterLevel, req: get(p)},
+		"POST " + api: {rule: masterLevel, req: prepared("POST", func(tr *tracker, _ actor) (string, any) {
+			return p, vals("name", fmt.Sprintf("pb-%d", tr.next()), "merge_access_level", "0")
+		})},
+		"GET " + api + "/{name}": {rule: masterLevel, req: prepared("GET", func(tr *tracker, _ actor) (string, any) {
+			return fresh(tr), nil
+		})},
+		"DELETE " + api + "/{name}": {rule: masterLevel, kept: true, req: prepared("DELETE", func(tr *tracker, _ actor) (string, any) {
+			return fresh(tr), nil
+		})},
+	}
 }
 
 // prepared builds a cell's request after prep made what it needs.

@@ -134,10 +134,10 @@ func TestDoctor(t *testing.T) {
 			t.Fatalf("remove blob file: %v", err)
 		}
 	}
-	if _, err := srv.Store.ProtectedBranches().Protect(ctx, domain.ProtectedBranch{ProjectID: alpha.pid, Name: "release"}); err != nil {
+	if _, err := srv.Store.ProtectedBranches().Protect(ctx, domain.ProtectedBranch{ProjectID: alpha.pid, Name: "release", PushAccessLevel: domain.Master, MergeAccessLevel: domain.Master}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.Store.ProtectedBranches().Protect(ctx, domain.ProtectedBranch{ProjectID: alpha.pid, Name: "stable-*"}); err != nil {
+	if _, err := srv.Store.ProtectedBranches().Protect(ctx, domain.ProtectedBranch{ProjectID: alpha.pid, Name: "stable-*", PushAccessLevel: domain.Master, MergeAccessLevel: domain.Master}); err != nil {
 		t.Fatal(err)
 	}
 

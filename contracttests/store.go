@@ -153,6 +153,8 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ProjectCountGetMany", storeProjectCountGetMany},
 		{"ProjectTouchActivity", storeProjectTouchActivity},
 		{"ProtectedBranchProtectUpsert", storeProtectedBranchProtectUpsert},
+		{"ProtectedBranchCreateGet", storeProtectedBranchCreateGet},
+		{"ProtectedBranchCreateRace", storeProtectedBranchCreateRace},
 		{"ProtectedBranchUnprotect", storeProtectedBranchUnprotect},
 		{"ProtectedBranchListSorted", storeProtectedBranchListSorted},
 		{"ProtectedBranchUnknownProject", storeProtectedBranchUnknownProject},

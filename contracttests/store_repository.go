@@ -65,23 +65,24 @@ func storeProtectedBranchProtectUpsert(t *testing.T, s Stores) {
 	ctx := t.Context()
 	p := storeRepoProject(t, s, "p")
 	other := storeRepoProject(t, s, "other")
-	b, err := s.ProtectedBranches.Protect(ctx, domain.ProtectedBranch{ProjectID: p.ID, Name: "main", DevelopersCanPush: true, CreatedAt: storeT0})
+	b, err := s.ProtectedBranches.Protect(ctx, domain.ProtectedBranch{ProjectID: p.ID, Name: "main", PushAccessLevel: domain.Developer, MergeAccessLevel: domain.Master, CreatedAt: storeT0})
 	if err != nil {
 		t.Fatalf("Protect: %v", err)
 	}
 	if b.ID <= 0 {
 		t.Fatalf("Protect set ID %d", b.ID)
 	}
-	want := domain.ProtectedBranch{ID: b.ID, ProjectID: p.ID, Name: "main", DevelopersCanPush: true, CreatedAt: storeT0}
+	want := domain.ProtectedBranch{ID: b.ID, ProjectID: p.ID, Name: "main", PushAccessLevel: domain.Developer, MergeAccessLevel: domain.Master, CreatedAt: storeT0}
 	if diff := cmp.Diff(want, b); diff != "" {
 		t.Errorf("Protect (-want +got):\n%s", diff)
 	}
-	// Protecting again updates the flags and keeps the rule's identity.
-	b2, err := s.ProtectedBranches.Protect(ctx, domain.ProtectedBranch{ProjectID: p.ID, Name: "main", DevelopersCanMerge: true, CreatedAt: storeT0.Add(time.Hour)})
+	// Protecting again updates the levels (no one is a level like the
+	// others) and keeps the rule's identity.
+	b2, err := s.ProtectedBranches.Protect(ctx, domain.ProtectedBranch{ProjectID: p.ID, Name: "main", PushAccessLevel: domain.NoAccess, MergeAccessLevel: domain.Developer, CreatedAt: storeT0.Add(time.Hour)})
 	if err != nil {
 		t.Fatalf("Protect again: %v", err)
 	}
-	want.DevelopersCanPush, want.DevelopersCanMerge = false, true
+	want.PushAccessLevel, want.MergeAccessLevel = domain.NoAccess, domain.Developer
 	if diff := cmp.Diff(want, b2); diff != "" {
 		t.Errorf("Protect again (-want +got):\n%s", diff)
 	}
@@ -100,6 +101,75 @@ func storeProtectedBranchProtectUpsert(t *testing.T, s Stores) {
 	}
 	if diff := cmp.Diff([]domain.ProtectedBranch{want}, list); diff != "" {
 		t.Errorf("List after upsert (-want +got):\n%s", diff)
+	}
+}
+
+func storeProtectedBranchCreateGet(t *testing.T, s Stores) {
+	ctx := t.Context()
+	p := storeRepoProject(t, s, "p")
+	other := storeRepoProject(t, s, "other")
+	b, err := s.ProtectedBranches.Create(ctx, domain.ProtectedBranch{ProjectID: p.ID, Name: "release/*", PushAccessLevel: domain.NoAccess, MergeAccessLevel: domain.Developer, CreatedAt: storeT0})
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	want := domain.ProtectedBranch{ID: b.ID, ProjectID: p.ID, Name: "release/*", PushAccessLevel: domain.NoAccess, MergeAccessLevel: domain.Developer, CreatedAt: storeT0}
+	if b.ID <= 0 || !cmp.Equal(want, b) {
+		t.Errorf("Create = %+v, want %+v", b, want)
+	}
+	got, err := s.ProtectedBranches.Get(ctx, p.ID, "release/*")
+	if err != nil || !cmp.Equal(want, got) {
+		t.Errorf("Get = %+v, %v; want %+v", got, err, want)
+	}
+	// The name is taken, whatever the levels; other projects are free.
+	_, err = s.ProtectedBranches.Create(ctx, domain.ProtectedBranch{ProjectID: p.ID, Name: "release/*", PushAccessLevel: domain.Master, MergeAccessLevel: domain.Master})
+	storeWantKind(t, err, core.ErrConflict, "Create of a taken name")
+	if got, _ := s.ProtectedBranches.Get(ctx, p.ID, "release/*"); !cmp.Equal(want, got) {
+		t.Errorf("after the conflict: %+v, want %+v", got, want)
+	}
+	if _, err := s.ProtectedBranches.Create(ctx, domain.ProtectedBranch{ProjectID: other.ID, Name: "release/*", PushAccessLevel: domain.Master, MergeAccessLevel: domain.Master}); err != nil {
+		t.Errorf("Create in other project: %v", err)
+	}
+	// Get matches names exactly: no wildcard matching, no case folding.
+	for _, name := range []string{"release/1", "Release/*", "release/"} {
+		_, err := s.ProtectedBranches.Get(ctx, p.ID, name)
+		storeWantKind(t, err, core.ErrNotFound, "Get "+name)
+	}
+	_, err = s.ProtectedBranches.Get(ctx, p.ID+other.ID+1000, "release/*")
+	storeWantKind(t, err, core.ErrNotFound, "Get in unknown project")
+	_, err = s.ProtectedBranches.Create(ctx, domain.ProtectedBranch{ProjectID: 99999, Name: "main", PushAccessLevel: domain.Master, MergeAccessLevel: domain.Master})
+	storeWantKind(t, err, core.ErrNotFound, "Create in unknown project")
+	// Unprotect removes what Create made.
+	if err := s.ProtectedBranches.Unprotect(ctx, p.ID, "release/*"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.ProtectedBranches.Get(ctx, p.ID, "release/*")
+	storeWantKind(t, err, core.ErrNotFound, "Get after Unprotect")
+}
+
+// storeProtectedBranchCreateRace: of concurrent creations of one name,
+// exactly one succeeds and the others are conflicts.
+func storeProtectedBranchCreateRace(t *testing.T, s Stores) {
+	ctx := t.Context()
+	p := storeRepoProject(t, s, "p")
+	const n = 4
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := s.ProtectedBranches.Create(ctx, domain.ProtectedBranch{ProjectID: p.ID, Name: "main", PushAccessLevel: domain.Master, MergeAccessLevel: domain.Master})
+			errs <- err
+		}()
+	}
+	created := 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			created++
+		case !errors.Is(err, core.ErrConflict):
+			t.Errorf("concurrent Create: %v", err)
+		}
+	}
+	if created != 1 {
+		t.Errorf("%d of %d concurrent creations succeeded, want 1", created, n)
 	}
 }
 

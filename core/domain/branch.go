@@ -3,15 +3,41 @@ package domain
 import "time"
 
 // ProtectedBranch is a branch rule of a project. Name may hold "*"
-// wildcards ("*-stable"), as in GitLab.
+// wildcards ("*-stable"), as in GitLab. PushAccessLevel and
+// MergeAccessLevel say who may push to and merge into the branches it
+// matches (GitLab's push_access_levels and merge_access_levels):
+// Master (masters), Developer (developers and masters) or NoAccess (no
+// one, masters and administrators included).
 type ProtectedBranch struct {
-	ID                 int64
-	ProjectID          int64
-	Name               string
-	DevelopersCanPush  bool
-	DevelopersCanMerge bool
-	CreatedAt          time.Time
+	ID               int64
+	ProjectID        int64
+	Name             string
+	PushAccessLevel  AccessLevel
+	MergeAccessLevel AccessLevel
+	CreatedAt        time.Time
 }
+
+// ValidProtectionLevel reports whether l is a level a protected branch
+// rule may hold (GitLab's ProtectedRefAccess::ALLOWED_ACCESS_LEVELS).
+func ValidProtectionLevel(l AccessLevel) bool {
+	return l == NoAccess || l == Developer || l == Master
+}
+
+// LevelFor is the level a developers_can_push or developers_can_merge
+// flag of the branches API stands for (GitLab's legacy protect service):
+// developers and masters, or masters only.
+func LevelFor(developersCan bool) AccessLevel {
+	if developersCan {
+		return Developer
+	}
+	return Master
+}
+
+// DevelopersCanPush is the branches API's developers_can_push.
+func (b ProtectedBranch) DevelopersCanPush() bool { return b.PushAccessLevel == Developer }
+
+// DevelopersCanMerge is the branches API's developers_can_merge.
+func (b ProtectedBranch) DevelopersCanMerge() bool { return b.MergeAccessLevel == Developer }
 
 // Protection is the rule that protects branch among rules, if any: an
 // exact name wins over a wildcard; among wildcards the first in order.

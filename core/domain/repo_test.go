@@ -3,7 +3,7 @@ package domain
 import "testing"
 
 func TestProtection(t *testing.T) {
-	rules := []ProtectedBranch{{Name: "*-stable", DevelopersCanPush: true}, {Name: "release/*"}, {Name: "master"}, {Name: "9-0-stable"}}
+	rules := []ProtectedBranch{{Name: "*-stable", PushAccessLevel: Developer}, {Name: "release/*"}, {Name: "master"}, {Name: "9-0-stable"}}
 	cases := []struct {
 		branch string
 		want   string // "" = not protected

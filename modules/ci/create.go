@@ -306,15 +306,11 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.
 }
 
 // mayUpdateBranch is GitLab's can_update_branch?: any developer on an
-// unprotected branch, masters, or developers the rule lets push or merge.
+// unprotected branch, else whom the rule's push or merge level admits.
 func (s *Service) mayUpdateBranch(ctx context.Context, t access.Target, branch string) (bool, error) {
 	rules, err := s.p.Protected.List(ctx, t.Project.ID)
 	if err != nil {
 		return false, fmt.Errorf("protected branches: %w", err)
 	}
-	rule, protected := domain.Protection(rules, branch)
-	if !protected {
-		return t.Can(access.PushCode), nil
-	}
-	return t.Can(access.PushToProtectedBranches) || ((rule.DevelopersCanPush || rule.DevelopersCanMerge) && t.Can(access.PushCode)), nil
+	return t.MayUpdate(rules, branch), nil
 }

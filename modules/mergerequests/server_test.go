@@ -82,7 +82,7 @@ func (s *mrServer) member(projectID int64, p person, level int) {
 // protect protects a branch through the store.
 func (s *mrServer) protect(projectID int64, name string, devsCanPush, devsCanMerge bool) {
 	s.t.Helper()
-	rule := domain.ProtectedBranch{ProjectID: projectID, Name: name, DevelopersCanPush: devsCanPush, DevelopersCanMerge: devsCanMerge}
+	rule := domain.ProtectedBranch{ProjectID: projectID, Name: name, PushAccessLevel: domain.LevelFor(devsCanPush), MergeAccessLevel: domain.LevelFor(devsCanMerge)}
 	if _, err := s.protected.Protect(context.Background(), rule); err != nil {
 		s.t.Fatalf("protect %s: %v", name, err)
 	}

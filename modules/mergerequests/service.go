@@ -94,21 +94,18 @@ func (s *Service) writable(ctx context.Context, caller *domain.Caller, ref domai
 	return t, m, err
 }
 
-// mayMerge is GitLab's can_be_merged_by?: masters push to any branch;
-// developers merge into an unprotected target, or a protected one whose
-// rule lets developers merge or push.
+// mayMerge is GitLab's can_be_merged_by?: developers merge into an
+// unprotected target; into a protected one, whom its rule's push or merge
+// level admits (so "No one" for both refuses masters too).
 func (s *Service) mayMerge(ctx context.Context, t access.Target, branch string) (bool, error) {
-	if t.Can(access.PushToProtectedBranches) {
-		return true, nil
-	}
 	if !t.Can(access.PushCode) {
 		return false, nil
 	}
-	rule, ok, err := s.protection(ctx, t.Project.ID, branch)
-	if err != nil || !ok {
-		return err == nil, err
+	rules, err := s.p.Protected.List(ctx, t.Project.ID)
+	if err != nil {
+		return false, fmt.Errorf("protected branches of project %d: %w", t.Project.ID, err)
 	}
-	return rule.DevelopersCanMerge || rule.DevelopersCanPush, nil
+	return t.MayUpdate(rules, branch), nil
 }
 
 // protection is the rule protecting branch, if any.

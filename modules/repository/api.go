@@ -106,8 +106,8 @@ func newBranchJSON(b BranchInfo) branchJSON {
 	out := branchJSON{Name: b.Name, Commit: newCommitJSON(b.Commit), Merged: b.Merged}
 	if rule := b.Protection; rule != nil {
 		out.Protected = true
-		out.DevelopersCanPush = rule.DevelopersCanPush
-		out.DevelopersCanMerge = rule.DevelopersCanMerge
+		out.DevelopersCanPush = rule.DevelopersCanPush()
+		out.DevelopersCanMerge = rule.DevelopersCanMerge()
 	}
 	return out
 }

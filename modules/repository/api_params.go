@@ -118,3 +118,11 @@ type ContributorsInput struct {
 	Sort    *string `param:"sort"`
 	Ref     string  `param:"ref"`
 }
+
+// CreateProtectedBranchInput is POST /projects/:id/protected_branches;
+// levels not given are 40 (masters).
+type CreateProtectedBranchInput struct {
+	Name             string `param:"name,required"`
+	PushAccessLevel  *int   `param:"push_access_level"`
+	MergeAccessLevel *int   `param:"merge_access_level"`
+}

@@ -208,7 +208,7 @@ func (s *Service) ProtectBranch(ctx context.Context, req Request, name string, i
 	if err != nil {
 		return BranchInfo{}, fmt.Errorf("protected branches of project %d: %w", p.ID, err)
 	}
-	rule := domain.ProtectedBranch{ProjectID: p.ID, Name: b.Name, CreatedAt: s.now()}
+	rule := domain.ProtectedBranch{ProjectID: p.ID, Name: b.Name, PushAccessLevel: domain.Master, MergeAccessLevel: domain.Master, CreatedAt: s.now()}
 	for _, existing := range rules {
 		if existing.Name == b.Name {
 			rule = existing
@@ -216,10 +216,10 @@ func (s *Service) ProtectBranch(ctx context.Context, req Request, name string, i
 		}
 	}
 	if in.DevelopersCanPush != nil {
-		rule.DevelopersCanPush = *in.DevelopersCanPush
+		rule.PushAccessLevel = domain.LevelFor(*in.DevelopersCanPush)
 	}
 	if in.DevelopersCanMerge != nil {
-		rule.DevelopersCanMerge = *in.DevelopersCanMerge
+		rule.MergeAccessLevel = domain.LevelFor(*in.DevelopersCanMerge)
 	}
 	if _, err := s.p.Protected.Protect(ctx, rule); err != nil {
 		return BranchInfo{}, fmt.Errorf("protect branch %q: %w", b.Name, err)

@@ -143,7 +143,8 @@ func (pp pushPolicy) check(u domain.RefUpdate, ffKnown bool) error {
 			}
 			return pushDenied(msgNonWebDelete)
 		}
-		if !mayPush(pp.t, pp.rules, branch) {
+		exists := func() (bool, error) { return u.OldID != domain.ZeroID, nil }
+		if ok, _ := mayPush(pp.t, pp.rules, branch, exists); !ok {
 			return pushDenied(msgPushProtected)
 		}
 	case strings.HasPrefix(u.Ref, domain.TagPrefix):

@@ -55,6 +55,19 @@ func apiRoutes(s *Service) httpx.Routes {
 	}}
 }
 
+// protectedBranchRoutes are the protected branches API, a route group of
+// its own so that the authorization table covers it.
+func protectedBranchRoutes(s *Service) httpx.Routes {
+	h := handlers{s}
+	const base = "/projects/{id}/protected_branches"
+	return httpx.Routes{Module: "protectedbranches", Routes: []httpx.Route{
+		{Method: http.MethodGet, Pattern: base, Handle: h.listProtectedBranches},
+		{Method: http.MethodPost, Pattern: base, Handle: h.createProtectedBranch},
+		{Method: http.MethodGet, Pattern: base + "/{name}", Handle: h.getProtectedBranch},
+		{Method: http.MethodDelete, Pattern: base + "/{name}", Handle: h.deleteProtectedBranch},
+	}}
+}
+
 // Git smart HTTP: GET <project>.git/info/refs?service=..., POST
 // <project>.git/git-upload-pack and POST <project>.git/git-receive-pack,
 // where <project> is the project's full path (namespace levels, then the

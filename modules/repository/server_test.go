@@ -93,7 +93,7 @@ func (s *repoServer) member(projectID, userID int64, level domain.AccessLevel) {
 // the API's protect endpoint does not take.
 func (s *repoServer) protect(projectID int64, name string, developersCanPush bool) {
 	s.T.Helper()
-	rule := domain.ProtectedBranch{ProjectID: projectID, Name: name, DevelopersCanPush: developersCanPush}
+	rule := domain.ProtectedBranch{ProjectID: projectID, Name: name, PushAccessLevel: domain.LevelFor(developersCanPush), MergeAccessLevel: domain.Master}
 	if _, err := s.protected.Protect(context.Background(), rule); err != nil {
 		s.T.Fatalf("protect %s: %v", name, err)
 	}

@@ -149,16 +149,21 @@ func backendErr(err error, what, doing string) error {
 	return fmt.Errorf("%s: %w", doing, err)
 }
 
-// mayPush tells whether t's caller may update branch under rules (not
-// force it, not delete it: protected branches never allow those through
-// pushes): any developer when no rule protects it, else masters, or
-// developers when the rule lets them push.
-func mayPush(t access.Target, rules []domain.ProtectedBranch, branch string) bool {
-	rule, protected := domain.Protection(rules, branch)
-	if !protected {
-		return t.Can(access.PushCode)
+// mayPush is GitLab's can_push_to_branch?: whether t's caller may update
+// branch under rules (not force it, not delete it: protected branches
+// never allow those through pushes): any developer when no rule protects
+// it, else whom the rule's push level admits (no one at all for "No
+// one"); a protected branch that does not exist yet may also be created
+// by whom its merge level admits. exists is asked only then.
+func mayPush(t access.Target, rules []domain.ProtectedBranch, branch string, exists func() (bool, error)) (bool, error) {
+	if t.MayPushTo(rules, branch) {
+		return true, nil
 	}
-	return t.Can(access.PushToProtectedBranches) || (rule.DevelopersCanPush && t.Can(access.PushCode))
+	if !t.MayUpdate(rules, branch) {
+		return false, nil
+	}
+	ok, err := exists()
+	return !ok, err
 }
 
 // pageOf slices one page out of a full list.

@@ -144,3 +144,26 @@ func (in ContributorsInput) check() error {
 	}
 	return &core.Error{Kind: core.ErrInvalid, Param: true, Msg: strings.Join(bad, ", ")}
 }
+
+// levels are the push and merge levels of a new protected branch: 40
+// (masters) unless given; 0, 30 and 40 are the levels GitLab knows, and
+// Grape names every parameter outside them in one 400.
+func (in CreateProtectedBranchInput) levels() (push, merge domain.AccessLevel, err error) {
+	var bad []string
+	level := func(param string, v *int) domain.AccessLevel {
+		if v == nil {
+			return domain.Master
+		}
+		l := domain.AccessLevel(*v)
+		if !domain.ValidProtectionLevel(l) {
+			bad = append(bad, param+" does not have a valid value")
+		}
+		return l
+	}
+	push = level("push_access_level", in.PushAccessLevel)
+	merge = level("merge_access_level", in.MergeAccessLevel)
+	if len(bad) > 0 {
+		return 0, 0, &core.Error{Kind: core.ErrInvalid, Param: true, Msg: strings.Join(bad, ", ")}
+	}
+	return push, merge, nil
+}

@@ -42,7 +42,18 @@ func (s *Service) checkBranchPush(ctx context.Context, t access.Target, branch s
 	if err != nil {
 		return fmt.Errorf("protected branches of project %d: %w", t.Project.ID, err)
 	}
-	if !mayPush(t, rules, branch) {
+	exists := func() (bool, error) {
+		_, err := s.p.Reader.Branch(ctx, repoOf(t.Project), branch)
+		if errors.Is(err, core.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	ok, err := mayPush(t, rules, branch, exists)
+	if err != nil {
+		return fmt.Errorf("branch %q: %w", branch, err)
+	}
+	if !ok {
 		return core.BadRequest(msgNoPushToBranch)
 	}
 	return nil

@@ -18,22 +18,32 @@ import (
 type protectedBranchRow struct {
 	bun.BaseModel `bun:"table:protected_branches,alias:pb"`
 
-	ID                 int64     `bun:"id,pk,autoincrement"`
-	ProjectID          int64     `bun:"project_id"`
-	Name               string    `bun:"name"`
-	DevelopersCanPush  bool      `bun:"developers_can_push"`
-	DevelopersCanMerge bool      `bun:"developers_can_merge"`
-	CreatedAt          time.Time `bun:"created_at"`
+	ID               int64     `bun:"id,pk,autoincrement"`
+	ProjectID        int64     `bun:"project_id"`
+	Name             string    `bun:"name"`
+	PushAccessLevel  int       `bun:"push_access_level"`
+	MergeAccessLevel int       `bun:"merge_access_level"`
+	CreatedAt        time.Time `bun:"created_at"`
+}
+
+func newProtectedBranchRow(b domain.ProtectedBranch) *protectedBranchRow {
+	return &protectedBranchRow{
+		ProjectID:        b.ProjectID,
+		Name:             b.Name,
+		PushAccessLevel:  int(b.PushAccessLevel),
+		MergeAccessLevel: int(b.MergeAccessLevel),
+		CreatedAt:        orNow(b.CreatedAt),
+	}
 }
 
 func (r *protectedBranchRow) domain() domain.ProtectedBranch {
 	return domain.ProtectedBranch{
-		ID:                 r.ID,
-		ProjectID:          r.ProjectID,
-		Name:               r.Name,
-		DevelopersCanPush:  r.DevelopersCanPush,
-		DevelopersCanMerge: r.DevelopersCanMerge,
-		CreatedAt:          r.CreatedAt.UTC(),
+		ID:               r.ID,
+		ProjectID:        r.ProjectID,
+		Name:             r.Name,
+		PushAccessLevel:  domain.AccessLevel(r.PushAccessLevel),
+		MergeAccessLevel: domain.AccessLevel(r.MergeAccessLevel),
+		CreatedAt:        r.CreatedAt.UTC(),
 	}
 }
 
@@ -42,22 +52,16 @@ var protectedBranchTable = tableOf("Protected Branch", (*protectedBranchRow).dom
 type protectedBranchStore struct{ s *Store }
 
 // Protect inserts the rule or, when the project already has one of that
-// name, updates its two flags in the same statement (so concurrent calls
+// name, updates its two levels in the same statement (so concurrent calls
 // never conflict); ID and CreatedAt stay those of the first rule. A zero
 // CreatedAt means now. An unknown project is core.ErrNotFound.
 func (st *protectedBranchStore) Protect(ctx context.Context, b domain.ProtectedBranch) (domain.ProtectedBranch, error) {
-	row := &protectedBranchRow{
-		ProjectID:          b.ProjectID,
-		Name:               b.Name,
-		DevelopersCanPush:  b.DevelopersCanPush,
-		DevelopersCanMerge: b.DevelopersCanMerge,
-		CreatedAt:          orNow(b.CreatedAt),
-	}
+	row := newProtectedBranchRow(b)
 	err := st.s.guarded(ctx, func(ctx context.Context, db bun.IDB) error {
 		_, err := db.NewInsert().Model(row).
 			On("CONFLICT (project_id, name) DO UPDATE").
-			Set("developers_can_push = EXCLUDED.developers_can_push").
-			Set("developers_can_merge = EXCLUDED.developers_can_merge").
+			Set("push_access_level = EXCLUDED.push_access_level").
+			Set("merge_access_level = EXCLUDED.merge_access_level").
 			Returning("*").Exec(ctx)
 		return writeErr(err, "Project")
 	})
@@ -65,6 +69,27 @@ func (st *protectedBranchStore) Protect(ctx context.Context, b domain.ProtectedB
 		return domain.ProtectedBranch{}, fmt.Errorf("bunstore: protect branch %q of project %d: %w", b.Name, b.ProjectID, err)
 	}
 	return row.domain(), nil
+}
+
+// Create inserts a new rule; the unique (project_id, name) index makes a
+// rule of that name already there core.ErrConflict, even under
+// concurrent calls.
+func (st *protectedBranchStore) Create(ctx context.Context, b domain.ProtectedBranch) (domain.ProtectedBranch, error) {
+	row := newProtectedBranchRow(b)
+	if err := st.s.insert(ctx, row, parentErr("Project"), "id"); err != nil {
+		return domain.ProtectedBranch{}, fmt.Errorf("bunstore: create protected branch %q of project %d: %w", b.Name, b.ProjectID, err)
+	}
+	return row.domain(), nil
+}
+
+// Get reads the rule named exactly name (a wildcard is a name like any
+// other here).
+func (st *protectedBranchStore) Get(ctx context.Context, projectID int64, name string) (domain.ProtectedBranch, error) {
+	b, err := protectedBranchTable.get(ctx, st.s.Conn(ctx).NewSelect().Where("pb.project_id = ? AND pb.name = ?", projectID, name))
+	if err != nil {
+		return domain.ProtectedBranch{}, fmt.Errorf("bunstore: get protected branch %q of project %d: %w", name, projectID, err)
+	}
+	return *b, nil
 }
 
 // Unprotect deletes the rule; nothing to delete is no error.

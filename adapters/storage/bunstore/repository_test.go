@@ -68,7 +68,7 @@ func TestRepositoryQueryCounts(t *testing.T) {
 		})
 		for i := range 2 {
 			count(fmt.Sprint("Protect #", i+1), 1, func() error {
-				_, err := st.ProtectedBranches().Protect(ctx, domain.ProtectedBranch{ProjectID: p.ID, Name: "main", DevelopersCanPush: i == 1})
+				_, err := st.ProtectedBranches().Protect(ctx, domain.ProtectedBranch{ProjectID: p.ID, Name: "main", PushAccessLevel: domain.LevelFor(i == 1)})
 				return err
 			})
 		}
