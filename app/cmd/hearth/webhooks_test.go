@@ -289,8 +289,25 @@ func TestOutboxSurvivesKill9(t *testing.T) {
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
+	// Retries double from 200ms, so how far off the last one is depends on
+	// how many rounds failed before the kill (more on a busy machine):
+	// wait for the latest scheduled attempt and the claims' leases, plus
+	// the time to send 500.
+	var lastDue, lastClaim time.Time
+	if err := db.QueryRow(`SELECT next_attempt_at FROM hook_deliveries ORDER BY next_attempt_at DESC LIMIT 1`).Scan(&lastDue); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.QueryRow(`SELECT claim_expires_at FROM hook_deliveries WHERE state = 'running' ORDER BY claim_expires_at DESC LIMIT 1`).Scan(&lastClaim)
+	limit := 60 * time.Second
+	if due := time.Until(lastDue) + 60*time.Second; due > limit {
+		limit = due
+	}
+	if due := time.Until(lastClaim) + 60*time.Second; due > limit {
+		limit = due
+	}
+	t.Logf("last retry due in %v; waiting up to %v", time.Until(lastDue).Round(time.Millisecond), limit)
 	startNode(t, work, settings)
-	waitFor(t, 60*time.Second, "500 deliveries", func() bool {
+	waitFor(t, limit, "500 deliveries", func() bool {
 		return outboxStates(t, db)["delivered"] == 500
 	})
 	ids, pairs, total := rc.counts()
