@@ -1,13 +1,9 @@
 package bunstore
 
 import (
-	"io/fs"
-	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/migrate"
 
 	"github.com/hearth-forge/hearth/contracttests"
 	"github.com/hearth-forge/hearth/core"
@@ -28,34 +24,6 @@ func TestDeployKeyStoreSuite(t *testing.T) {
 			DeployKeys: st.DeployKeys(), Tx: st.Tx(),
 		}
 	})
-}
-
-// migrateBefore applies the migrations before prefix (e.g. "0015").
-func migrateBefore(t *testing.T, st *Store, prefix string) {
-	t.Helper()
-	old := fstest.MapFS{}
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		if base >= prefix {
-			continue
-		}
-		src, err := fs.ReadFile(migrationFiles, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		old[base] = &fstest.MapFile{Data: src}
-	}
-	ms := migrate.NewMigrations()
-	if err := ms.Discover(old); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.migrateWith(t.Context(), ms); err != nil {
-		t.Fatalf("migrations before %s: %v", prefix, err)
-	}
 }
 
 // TestMigrationClaimsUserKeyFingerprints: migration 0015 records the

@@ -1,14 +1,10 @@
 package bunstore
 
 import (
-	"io/fs"
-	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/migrate"
 
 	"github.com/hearth-forge/hearth/core/domain"
 )
@@ -21,37 +17,8 @@ func TestMigrationMovesProjectHooks(t *testing.T) {
 	eachDialect(t, func(t *testing.T, db *bun.DB) {
 		ctx := t.Context()
 		st := New(db)
-		old := fstest.MapFS{}
-		names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, name := range names {
-			base := strings.TrimPrefix(name, "migrations/")
-			if base >= "0014" {
-				continue
-			}
-			src, err := fs.ReadFile(migrationFiles, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			old[base] = &fstest.MapFile{Data: src}
-		}
-		ms := migrate.NewMigrations()
-		if err := ms.Discover(old); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.migrateWith(ctx, ms); err != nil {
-			t.Fatalf("old migrations: %v", err)
-		}
-		g := &domain.Namespace{Kind: domain.NamespaceGroup, Name: "G", Path: "g", Visibility: domain.Public}
-		if err := st.Namespaces().Create(ctx, g); err != nil {
-			t.Fatal(err)
-		}
-		p := &domain.Project{NamespaceID: g.ID, Name: "p", Path: "p", Visibility: domain.Public}
-		if err := st.Projects().Create(ctx, p); err != nil {
-			t.Fatal(err)
-		}
+		migrateBefore(t, st, "0014")
+		p := seedProject(t, ctx, st)
 		t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 		exec := func(q string, args ...any) {
 			t.Helper()
