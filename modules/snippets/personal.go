@@ -117,20 +117,7 @@ func (s *Service) UpdatePersonal(ctx context.Context, caller *domain.Caller, id 
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.p.Snippets.Update(ctx, 0, sn.ID, func(x *domain.Snippet) error {
-		in.apply(x)
-		x.UpdatedAt = s.now()
-		return validate(x)
-	})
-	switch {
-	case errors.Is(err, core.ErrNotFound):
-		return nil, core.NotFound("Snippet")
-	case errors.Is(err, core.ErrInvalid):
-		return nil, err
-	case err != nil:
-		return nil, fmt.Errorf("update personal snippet: %w", err)
-	}
-	return out, nil
+	return s.save(ctx, 0, sn.ID, in.apply)
 }
 
 // DeletePersonal removes a personal snippet the caller may administer. A

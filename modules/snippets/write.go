@@ -66,8 +66,18 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 	if err := t.Require(access.AdminSnippet, access.OnSnippet(sn)); err != nil {
 		return nil, err
 	}
-	out, err := s.p.Snippets.Update(ctx, t.Project.ID, sn.ID, func(x *domain.Snippet) error {
-		in.apply(x)
+	out, err := s.save(ctx, t.Project.ID, sn.ID, in.apply)
+	if err != nil {
+		return nil, err
+	}
+	return &Found{Project: t.Project, Snippet: out}, nil
+}
+
+// save writes an update of snippet id of project (0 for a personal
+// snippet): apply's changes, a new updated_at, then the model's rules.
+func (s *Service) save(ctx context.Context, project, id int64, apply func(*domain.Snippet)) (*domain.Snippet, error) {
+	out, err := s.p.Snippets.Update(ctx, project, id, func(x *domain.Snippet) error {
+		apply(x)
 		x.UpdatedAt = s.now()
 		return validate(x)
 	})
@@ -77,9 +87,9 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 	case errors.Is(err, core.ErrInvalid):
 		return nil, err
 	case err != nil:
-		return nil, fmt.Errorf("update snippet: %w", err)
+		return nil, fmt.Errorf("update snippet %d: %w", id, err)
 	}
-	return &Found{Project: t.Project, Snippet: out}, nil
+	return out, nil
 }
 
 // Delete removes a snippet the caller may administer, with its notes and
