@@ -495,6 +495,29 @@ func storeMergeRequestListReadable(t *testing.T, s Stores) {
 	// With a project the caller has checked access already.
 	list, n, err := s.MergeRequests.List(ctx, domain.MergeRequestFilter{ProjectID: priv2.ID})
 	storeWantList(t, "project without scope", storeMRIDs(list), n, err, []int64{ids[priv2]}, 1)
+
+	// A project whose merge requests are turned off keeps them, and only
+	// EnabledOnly (the API's lists) leaves them out, for administrators too.
+	off := storeProject(t, s, g, "off", func(p *domain.Project) {
+		p.Visibility = domain.Public
+		p.MergeRequestsEnabled = false
+	})
+	offMR := storeMR(t, s, off, alice.ID, "f", nil).ID
+	for _, c := range []struct {
+		what string
+		f    domain.MergeRequestFilter
+		want []int64
+	}{
+		{"admin, every project", domain.MergeRequestFilter{Readable: domain.ReadScope{All: true}}, []int64{ids[pub], ids[intl], ids[priv], ids[priv2], offMR}},
+		{"admin, enabled only", domain.MergeRequestFilter{Readable: domain.ReadScope{All: true}, EnabledOnly: true}, []int64{ids[pub], ids[intl], ids[priv], ids[priv2]}},
+		{"anonymous, enabled only", domain.MergeRequestFilter{EnabledOnly: true}, []int64{ids[pub]}},
+	} {
+		list, n, err := s.MergeRequests.List(ctx, c.f)
+		storeWantIDs(t, c.what, storeMRIDs(list), err, c.want...)
+		if n != len(c.want) {
+			t.Errorf("%s: total %d, want %d", c.what, n, len(c.want))
+		}
+	}
 }
 
 func storeMergeRequestListOrderPages(t *testing.T, s Stores) {

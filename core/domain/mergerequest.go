@@ -169,11 +169,14 @@ type MergeRequestFilter struct {
 	ProjectID int64
 	// Readable limits to projects the reader may read merge requests of
 	// (used when ProjectID is 0).
-	Readable   ReadScope
-	IIDs       []int64
-	States     []MergeRequestState // empty: all
-	AuthorID   int64
-	AssigneeID int64
+	Readable ReadScope
+	// EnabledOnly leaves out projects whose merge requests are turned off
+	// (the API's lists across projects; ProjectID 0 only).
+	EnabledOnly bool
+	IIDs        []int64
+	States      []MergeRequestState // empty: all
+	AuthorID    int64
+	AssigneeID  int64
 	// MilestoneID filters by milestone; NoMilestone asks for none.
 	MilestoneIDs  []int64
 	NoMilestone   bool

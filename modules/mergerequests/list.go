@@ -44,6 +44,7 @@ func (s *Service) ListAll(ctx context.Context, caller *domain.Caller, in ListInp
 	if f.Readable, err = s.p.Policy.ProjectScopeAt(ctx, caller, domain.Reporter); err != nil {
 		return nil, 0, fmt.Errorf("readable projects: %w", err)
 	}
+	f.EnabledOnly = true // as the project list's 404: administrators too
 	return s.list(ctx, f, in.Milestone)
 }
 

@@ -298,8 +298,9 @@ func (st *mergeRequestStore) Delete(ctx context.Context, projectID, iid int64) e
 }
 
 // List applies every filter of f in the SQL and costs three queries (the
-// count, the page, its labels) whatever the page size. The read scope
-// applies only without a project. An unknown OrderBy is core.ErrInvalid.
+// count, the page, its labels) whatever the page size. The read scope and
+// EnabledOnly apply only without a project. An unknown OrderBy is
+// core.ErrInvalid.
 func (st *mergeRequestStore) List(ctx context.Context, f domain.MergeRequestFilter) ([]domain.MergeRequest, int, error) {
 	states := make([]string, len(f.States))
 	for i, s := range f.States {
@@ -310,10 +311,14 @@ func (st *mergeRequestStore) List(ctx context.Context, f domain.MergeRequestFilt
 		CreatedAfter: f.CreatedAfter, CreatedBefore: f.CreatedBefore, OrderBy: f.OrderBy, Ascending: f.Ascending, Page: f.Page}
 	db := st.s.Conn(ctx)
 	out, n, err := mergeRequestKind.list(ctx, db, common, func(q *bun.SelectQuery) *bun.SelectQuery {
-		if f.ProjectID != 0 {
+		switch {
+		case f.ProjectID != 0:
 			q = q.Where("mr.project_id = ?", f.ProjectID)
-		} else if !f.Readable.All {
+		case !f.Readable.All || f.EnabledOnly:
 			readable := whereReadable(db.NewSelect().Table("projects").Column("id"), f.Readable, "")
+			if f.EnabledOnly {
+				readable = readable.Where("merge_requests_enabled = ?", true)
+			}
 			q = q.Where("mr.project_id IN (?)", readable)
 		}
 		q = whereSet(q, "mr.source_branch = ?", f.SourceBranch)
