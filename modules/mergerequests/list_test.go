@@ -240,6 +240,18 @@ func TestGlobalList(t *testing.T) {
 	if len(list) != 1 || resp.Header.Get("X-Total") != "4" || resp.Header.Get("X-Total-Pages") != "4" {
 		t.Errorf("alice scope=all per_page=1: %d items, X-Total %q", len(list), resp.Header.Get("X-Total"))
 	}
+	// Merge requests turned off: the project's list is a 404, and the
+	// list across projects leaves them out, for administrators too.
+	s.Expect(200, "PUT", fmt.Sprintf("/projects/%d", open.id), s.RootToken, form("merge_requests_enabled", "false"))
+	s.Expect(404, "GET", fmt.Sprintf("/projects/%d/merge_requests", open.id), s.RootToken, nil)
+	list, _ = s.list(s.RootToken, "/merge_requests?scope=all")
+	if got := titles(list); !reflect.DeepEqual(got, []string{"A1", "B1", "R-guest", "R-secret", "R-shared"}) {
+		t.Errorf("root scope=all, merge requests of open turned off: %v", got)
+	}
+	list, resp = s.list(alice.token, "/merge_requests?scope=all")
+	if got := titles(list); !reflect.DeepEqual(got, []string{"A1", "B1", "R-shared"}) || resp.Header.Get("X-Total") != "3" {
+		t.Errorf("alice scope=all, merge requests of open turned off: %v (X-Total %q)", got, resp.Header.Get("X-Total"))
+	}
 }
 
 // before is a created_before bound that takes m in: its created_at plus
