@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/fx"
+
 	"github.com/hearth-forge/hearth/app/apptest"
+	"github.com/hearth-forge/hearth/modules/broadcasts"
 )
 
 const gitlabTime = "2006-01-02T15:04:05.000Z"
@@ -129,6 +132,7 @@ func TestBroadcastMessagesAPI(t *testing.T) {
 		}
 		c.ExpectBody(400, `{"message":{"ends_at":["must be after starts_at"]}}`, "PUT", xone, root, apptest.Form("ends_at", "2030-01-01T00:00:00Z"))
 		c.ExpectBody(400, `{"message":{"starts_at":["can't be blank"]}}`, "PUT", xone, root, apptest.Form("starts_at", ""))
+		c.ExpectBody(400, `{"message":{"ends_at":["can't be blank"]}}`, "PUT", xone, root, map[string]any{"ends_at": nil})
 		c.ExpectBody(400, `{"message":{"message":["can't be blank"]}}`, "PUT", xone, root, apptest.Form("message", ""))
 		c.ExpectBody(400, `{"message":{"font":["must be a valid color code"]}}`, "PUT", xone, root, apptest.Form("font", "#ggg"))
 		c.ExpectBody(400, `{"error":"ends_at is invalid"}`, "PUT", xone, root, apptest.Form("ends_at", "never"))
@@ -166,7 +170,8 @@ func TestBroadcastMessagesAPI(t *testing.T) {
 // server's clock.
 func TestBroadcastMessageActive(t *testing.T) {
 	t.Parallel()
-	srv := apptest.New(t)
+	var svc *broadcasts.Service
+	srv := apptest.New(t, apptest.With(fx.Populate(&svc)))
 	c := srv.Client(t)
 	root := srv.RootToken
 	start := time.Now().UTC().Add(time.Hour)
@@ -177,6 +182,11 @@ func TestBroadcastMessageActive(t *testing.T) {
 		t.Helper()
 		if got := c.Expect(200, "GET", one, root, nil).Object(t); got["active"] != want {
 			t.Errorf("active = %v, want %v", got["active"], want)
+		}
+		// Service.Current (an embedder's banner) agrees.
+		cur, err := svc.Current(t.Context())
+		if err != nil || len(cur) != map[bool]int{false: 0, true: 1}[want] {
+			t.Errorf("Current = %v, %v; want active %v", cur, err, want)
 		}
 		if l := c.Expect(200, "GET", "/broadcast_messages", root, nil).List(t); len(l) != 1 || l[0]["active"] != want {
 			t.Errorf("listed %v, want active %v", l, want)
