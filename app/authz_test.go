@@ -356,12 +356,16 @@ func TestAuthorizationTable(t *testing.T) {
 	for k, v := range protectedBranchRoutes() {
 		table[k] = v
 	}
+	for k, v := range broadcastRoutes() {
+		table[k] = v
+	}
 	srv := apptest.New(t)
 	// Every route of the covered modules must be in the table.
 	var missing []string
 	covered := map[string]bool{"projects": true, "groups": true, "members": true, "events": true,
 		"issues": true, "notes": true, "snippets": true, "todos": true, "mergerequests": true,
-		"ci": true, "jobs": true, "runners": true, "hooks": true, "deploykeys": true, "protectedbranches": true}
+		"ci": true, "jobs": true, "runners": true, "hooks": true, "deploykeys": true, "protectedbranches": true,
+		"broadcasts": true}
 	rows := map[string]bool{}
 	for key := range table {
 		rows[routeOf(key)] = true

@@ -207,8 +207,8 @@ func TestBackupRefusals(t *testing.T) {
 
 // fillForBackup creates users, a group, projects with repositories, a
 // fork, issues, merge requests (merged and open), notes, labels, a
-// milestone, snippets, tokens, SSH keys and a pipeline whose job left an
-// artifact and an archived trace.
+// milestone, snippets, tokens, SSH keys, a broadcast message and a
+// pipeline whose job left an artifact and an archived trace.
 func fillForBackup(t *testing.T, srv *apptest.Server) *backupFixture {
 	c := srv.Client(t)
 	f := &backupFixture{srv: srv, projects: map[int64]string{}, tokenUser: map[string]string{srv.RootToken: "root"}}
@@ -218,6 +218,8 @@ func fillForBackup(t *testing.T, srv *apptest.Server) *backupFixture {
 	f.tokenUser[alice], f.tokenUser[bob] = "alice", "bob"
 	c.Expect(201, "POST", "/user/keys", alice, apptest.Form("title", "laptop", "key", newAuthorizedKey(t)))
 	c.Expect(201, "POST", fmt.Sprintf("/users/%d/keys", bobID), srv.RootToken, apptest.Form("title", "desk", "key", newAuthorizedKey(t)))
+	c.Expect(201, "POST", "/broadcast_messages", srv.RootToken, apptest.Form("message", "Upgrade <soon>",
+		"starts_at", "2030-01-01T10:00:00.123Z", "ends_at", "2030-01-02T00:00:00Z", "font", "#000"))
 	group := c.Group(srv.RootToken, "name", "Team", "path", "team", "visibility", "internal")
 	c.AddMember("groups", apptest.ID(group), bobID, 30)
 
@@ -311,7 +313,7 @@ func fillForBackup(t *testing.T, srv *apptest.Server) *backupFixture {
 			path("/merge_requests/%v/commits", mr["iid"]), path("/merge_requests/%v/changes", mr["iid"]))
 	}
 	add(srv.RootToken, path("/milestones/%d", apptest.ID(ms)), path("/pipelines/1"), path("/jobs/1"), path("/jobs/1/artifacts"),
-		path("/jobs/1/trace"), "/runners/all", "/hooks", "/deploy_keys", fmt.Sprintf("/projects/%d/snippets/1", ci.id))
+		path("/jobs/1/trace"), "/runners/all", "/hooks", "/deploy_keys", "/broadcast_messages", fmt.Sprintf("/projects/%d/snippets/1", ci.id))
 	return f
 }
 

@@ -1,8 +1,8 @@
 // Package modules holds Hearth's features, one package each (users,
 // projects, groups, members, repository, mergerequests, issues, notes,
 // snippets, todos, events, meta, hooks for project and system webhooks
-// and their delivery, deploykeys for deploy keys and SSH key sign-in, and
-// CI: ci
+// and their delivery, deploykeys for deploy keys and SSH key sign-in,
+// broadcasts for the administrators' broadcast messages, and CI: ci
 // for pipelines, variables, triggers and the CI lint, jobs for the jobs and commit statuses API,
 // runners for the runner protocol and the runners API; doctor and backup,
 // without routes, for `hearth doctor` and `hearth backup`). Each is an fx

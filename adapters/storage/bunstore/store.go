@@ -140,6 +140,10 @@ func (s *Store) HookEvents() ports.HookEventStore { return &hookEventStore{s} }
 // HookDeliveries returns the webhook outbox.
 func (s *Store) HookDeliveries() ports.HookDeliveryStore { return &hookDeliveryStore{s} }
 
+// BroadcastMessages returns the store of the instance's broadcast
+// messages.
+func (s *Store) BroadcastMessages() ports.BroadcastMessageStore { return &broadcastStore{s} }
+
 // Artifacts returns the store of jobs' artifact records.
 func (s *Store) Artifacts() ports.ArtifactStore { return &artifactStore{s} }
 
