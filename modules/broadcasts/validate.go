@@ -34,9 +34,8 @@ func (in Input) apply(m *domain.BroadcastMessage) {
 
 // validate is GitLab's model validation of the message as it would be
 // saved, in its order: message, starts_at and ends_at present (a blank
-// time given to PUT), colours blank or valid. Hearth also refuses a
-// message that ends before or when it starts, which 9.x saves and never
-// shows.
+// time given to PUT), colours blank or valid. As in GitLab, a message that
+// ends before it starts is saved; it is never active.
 func (in Input) validate(m *domain.BroadcastMessage) error {
 	errs := core.FieldErrors{}
 	if strings.TrimSpace(m.Message) == "" {
@@ -50,9 +49,6 @@ func (in Input) validate(m *domain.BroadcastMessage) error {
 	}
 	checkColor(errs, "color", m.Color)
 	checkColor(errs, "font", m.Font)
-	if !in.BlankStartsAt && !in.BlankEndsAt && !m.EndsAt.After(m.StartsAt) {
-		errs.Add("ends_at", "must be after starts_at")
-	}
 	return errs.Err()
 }
 
