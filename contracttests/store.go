@@ -68,7 +68,10 @@ type Stores struct {
 	// DeployKeys share the fingerprints of Keys. An adapter without it
 	// skips the deploy key part (RunDeployKeyStoreSuite runs it alone).
 	DeployKeys ports.DeployKeyStore
-	Tx         ports.TxManager
+	// Settings is the one row of application settings. An adapter
+	// without it skips the settings part.
+	Settings ports.SettingsStore
+	Tx       ports.TxManager
 }
 
 // storeCase is one named subtest of RunStoreSuite.
@@ -224,7 +227,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), triggerStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), hookEventCases(), systemHookCases(), deployKeyStoreCases(), timeTrackingCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), triggerStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), hookEventCases(), systemHookCases(), deployKeyStoreCases(), timeTrackingCases(), settingsStoreCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {
