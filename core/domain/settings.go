@@ -85,15 +85,15 @@ func (s Settings) Restricted(v Visibility) bool {
 	return false
 }
 
-// VisibilityLevel is GitLab's number of a visibility (0, 10, 20).
-func (v Visibility) Level() int {
-	switch v {
-	case Public:
-		return 20
-	case Internal:
-		return 10
+// HighestAllowedVisibility is GitLab's VisibilityLevel.highest_allowed_level:
+// the most open level the settings do not restrict, else private.
+func (s Settings) HighestAllowedVisibility() Visibility {
+	for _, v := range []Visibility{Public, Internal} {
+		if !s.Restricted(v) {
+			return v
+		}
 	}
-	return 0
+	return Private
 }
 
 // VisibilityOfLevel is the visibility of GitLab's level number, false for

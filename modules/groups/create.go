@@ -63,7 +63,7 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, in CreateIn
 	if in.Visibility == "" {
 		in.Visibility = app.DefaultGroupVisibility
 	}
-	if err := restrictedVisibility(app, caller, in.Visibility); err != nil {
+	if err := access.AllowedVisibility(app, caller, in.Visibility); err != nil {
 		return nil, err
 	}
 	fields := core.FieldErrors{}

@@ -49,7 +49,7 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		if err != nil {
 			return nil, fmt.Errorf("application settings: %w", err)
 		}
-		if err := restrictedVisibility(app, caller, *in.Visibility); err != nil {
+		if err := access.AllowedVisibility(app, caller, *in.Visibility); err != nil {
 			return nil, err
 		}
 		msgs, err := s.visibilityErrors(ctx, g, *in.Visibility)

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -105,7 +106,7 @@ func (s *Service) create(ctx context.Context, actor *domain.Caller, owner *domai
 		LastActivityAt:                  now,
 	}
 	in.Settings.apply(p)
-	if err := restrictedVisibility(app, actor, p.Visibility); err != nil {
+	if err := access.AllowedVisibility(app, actor, p.Visibility); err != nil {
 		return nil, err
 	}
 	if fields := s.validate(&in.Settings, p, ns, nil); len(fields) > 0 {

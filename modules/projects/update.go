@@ -62,7 +62,7 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		if err != nil {
 			return nil, fmt.Errorf("application settings: %w", err)
 		}
-		if err := restrictedVisibility(app, caller, next.Visibility); err != nil {
+		if err := access.AllowedVisibility(app, caller, next.Visibility); err != nil {
 			return nil, err
 		}
 	}

@@ -167,10 +167,17 @@ func TestSettingsTakeEffect(t *testing.T) {
 		c.ExpectBody(400, restricted, "POST", fmt.Sprintf("/projects/%d/snippets", apptest.ID(p)), user,
 			apptest.Form("title", "s", "file_name", "s.txt", "code", "x", "visibility", "public"))
 		// Administrators are not restricted.
-		if ap := c.Project(root, "name", "admin-open", "visibility", "public"); ap["visibility"] != "public" {
+		ap := c.Project(root, "name", "admin-open", "visibility", "public")
+		if ap["visibility"] != "public" {
 			t.Errorf("admin project visibility %v", ap["visibility"])
 		}
 		c.Expect(201, "POST", "/snippets", root, snippet)
+		// A fork of a project at a restricted level gets the highest
+		// level allowed (GitLab's ForkService).
+		f := c.Expect(201, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(ap)), user, nil).Object(t)
+		if f["visibility"] != "internal" {
+			t.Errorf("fork visibility %v, want internal", f["visibility"])
+		}
 	})
 
 	t.Run("default projects limit", func(t *testing.T) {

@@ -88,7 +88,7 @@ func (s *Service) save(ctx context.Context, caller *domain.Caller, project, id i
 		was := x.Visibility
 		apply(x)
 		if x.Visibility != was {
-			if err := restrictedVisibility(app, caller, x.Visibility); err != nil {
+			if err := access.AllowedVisibility(app, caller, x.Visibility); err != nil {
 				return err
 			}
 		}
