@@ -48,6 +48,7 @@ import (
 	"github.com/hearth-forge/hearth/modules/projects"
 	"github.com/hearth-forge/hearth/modules/repository"
 	"github.com/hearth-forge/hearth/modules/runners"
+	"github.com/hearth-forge/hearth/modules/settings"
 	"github.com/hearth-forge/hearth/modules/snippets"
 	"github.com/hearth-forge/hearth/modules/todos"
 	"github.com/hearth-forge/hearth/modules/users"
@@ -136,6 +137,7 @@ type Stores struct {
 	HookEvents        ports.HookEventStore
 	DeployKeys        ports.DeployKeyStore
 	BroadcastMessages ports.BroadcastMessageStore
+	Settings          ports.SettingsStore
 	Tx                ports.TxManager
 	Pinger            ports.Pinger
 	Backup            ports.DatabaseBackup
@@ -153,7 +155,7 @@ func storesOf(s *bunstore.Store) Stores {
 		Snippets:     s.Snippets(), Pipelines: s.Pipelines(), Jobs: s.Jobs(), Runners: s.Runners(),
 		Variables: s.Variables(), Triggers: s.Triggers(), Artifacts: s.Artifacts(), Hooks: s.Hooks(),
 		SystemHooks: s.SystemHooks(), HookRouter: s.HookRouter(), HookDeliveries: s.HookDeliveries(), HookEvents: s.HookEvents(),
-		DeployKeys: s.DeployKeys(), BroadcastMessages: s.BroadcastMessages(), Tx: s.Tx(), Pinger: s, Backup: s.Backup(),
+		DeployKeys: s.DeployKeys(), BroadcastMessages: s.BroadcastMessages(), Settings: s.Settings(), Tx: s.Tx(), Pinger: s, Backup: s.Backup(),
 	}
 }
 
@@ -270,7 +272,7 @@ func Core(cfg config.Config) fx.Option {
 
 // Modules lists every built-in module.
 func Modules() fx.Option {
-	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module, deploykeys.Module, broadcasts.Module, backup.Module)
+	return fx.Options(users.Module, events.Module, meta.Module, projects.Module, groups.Module, members.Module, repository.Module, mergerequests.Module, todos.Module, issues.Module, snippets.Module, notes.Module, ci.Module, jobs.Module, runners.Module, hooks.Module, deploykeys.Module, broadcasts.Module, settings.Module, backup.Module)
 }
 
 // Bootstrap creates the root administrator on an empty database, printing a

@@ -71,7 +71,10 @@ type Stores struct {
 	// BroadcastMessages are the instance's banners. An adapter without
 	// it skips their cases.
 	BroadcastMessages ports.BroadcastMessageStore
-	Tx                ports.TxManager
+	// Settings is the one row of application settings. An adapter
+	// without it skips the settings part.
+	Settings ports.SettingsStore
+	Tx       ports.TxManager
 }
 
 // storeCase is one named subtest of RunStoreSuite.
@@ -227,7 +230,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"ConcurrentMergeRequestUpdates", storeConcurrentMergeRequestUpdates},
 		{"ConcurrentTodoCreatePending", storeConcurrentTodoCreatePending},
 	}
-	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), triggerStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), hookEventCases(), systemHookCases(), deployKeyStoreCases(), timeTrackingCases(), broadcastStoreCases()} {
+	for _, more := range [][]storeCase{issueStoreCases(), awardStoreCases(), snippetStoreCases(), ciStoreCases(), triggerStoreCases(), artifactKeepCases(), hookStoreCases(), hookDeliveryCases(), hookEventCases(), systemHookCases(), deployKeyStoreCases(), timeTrackingCases(), broadcastStoreCases(), settingsStoreCases()} {
 		tests = append(tests, more...)
 	}
 	for _, tc := range tests {

@@ -4,7 +4,9 @@
 // and their delivery, deploykeys for deploy keys and SSH key sign-in,
 // broadcasts for the administrators' broadcast messages, and CI: ci
 // for pipelines, variables, triggers and the CI lint, jobs for the jobs and commit statuses API,
-// runners for the runner protocol and the runners API; doctor and backup,
+// runners for the runner protocol and the runners API; settings for the
+// application settings API and the settings other modules read through
+// ports.Settings; doctor and backup,
 // without routes, for `hearth doctor` and `hearth backup`). Each is an fx
 // module that the app
 // composes; your own module is built the same way and joins the same

@@ -18,7 +18,9 @@
 // RepoChecker from the git backend; DatabaseBackup from the storage
 // adapter and RepoBundler from both git adapters (for the backup module);
 // Authenticator is
-// the users module's. The SSH server (adapters/ssh/sshserver) uses two
+// the users module's, Settings (the cached application settings that
+// projects, groups, snippets and users read, optionally) the settings
+// module's. The SSH server (adapters/ssh/sshserver) uses two
 // ports that modules provide: KeyAuthenticator (deploykeys) and GitShell
 // (repository). contracttests holds every adapter to these contracts.
 package ports

@@ -7,6 +7,7 @@ import (
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
 )
 
 // CreateInput is a new group.
@@ -14,7 +15,7 @@ type CreateInput struct {
 	Name                 string
 	Path                 string
 	Description          string
-	Visibility           domain.Visibility // "": private
+	Visibility           domain.Visibility // "": the settings' default_group_visibility
 	LFSEnabled           *bool             // nil: enabled
 	RequestAccessEnabled *bool             // nil: disabled
 	ParentID             *int64
@@ -55,8 +56,15 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, in CreateIn
 	if in.Invalid != nil {
 		return nil, in.Invalid
 	}
+	app, err := ports.CurrentSettings(ctx, s.p.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("application settings: %w", err)
+	}
 	if in.Visibility == "" {
-		in.Visibility = domain.Private
+		in.Visibility = app.DefaultGroupVisibility
+	}
+	if err := access.AllowedVisibility(app, caller, in.Visibility); err != nil {
+		return nil, err
 	}
 	fields := core.FieldErrors{}
 	fields.Add("name", nameErrors(in.Name)...)

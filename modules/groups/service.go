@@ -27,6 +27,9 @@ type Params struct {
 	Clock      ports.Clock
 	Policy     *access.Policy
 	Log        *zap.Logger
+	// Settings are the application settings (visibility default and
+	// restrictions); without them GitLab's defaults apply.
+	Settings ports.Settings `optional:"true"`
 }
 
 // Service holds the groups use cases. It never sees HTTP types. Each use

@@ -3,10 +3,12 @@ package groups
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
 )
 
 // UpdateInput changes a group; nil fields stay.
@@ -43,6 +45,13 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 		fields.Add("path", domain.NamespacePathErrors(*in.Path, g.ParentID == nil)...)
 	}
 	if in.Visibility != nil && *in.Visibility != g.Visibility {
+		app, err := ports.CurrentSettings(ctx, s.p.Settings)
+		if err != nil {
+			return nil, fmt.Errorf("application settings: %w", err)
+		}
+		if err := access.AllowedVisibility(app, caller, *in.Visibility); err != nil {
+			return nil, err
+		}
 		msgs, err := s.visibilityErrors(ctx, g, *in.Visibility)
 		if err != nil {
 			return nil, err

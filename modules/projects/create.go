@@ -9,7 +9,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hearth-forge/hearth/core"
+	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
 )
 
 // CreateInput is a new project.
@@ -78,10 +80,14 @@ func (s *Service) create(ctx context.Context, actor *domain.Caller, owner *domai
 	if err != nil {
 		return nil, err
 	}
+	app, err := ports.CurrentSettings(ctx, s.p.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("application settings: %w", err)
+	}
 	now := s.now()
 	p := &domain.Project{
 		NamespaceID:                     ns.ID,
-		Visibility:                      domain.Private,
+		Visibility:                      app.DefaultProjectVisibility,
 		DefaultBranch:                   "master",
 		IssuesEnabled:                   true,
 		MergeRequestsEnabled:            true,
@@ -100,6 +106,9 @@ func (s *Service) create(ctx context.Context, actor *domain.Caller, owner *domai
 		LastActivityAt:                  now,
 	}
 	in.Settings.apply(p)
+	if err := access.AllowedVisibility(app, actor, p.Visibility); err != nil {
+		return nil, err
+	}
 	if fields := s.validate(&in.Settings, p, ns, nil); len(fields) > 0 {
 		return nil, core.Validation(fields)
 	}

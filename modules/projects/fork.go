@@ -11,6 +11,7 @@ import (
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
 )
 
 // ForkInput is POST /projects/:id/fork's.
@@ -62,7 +63,16 @@ func (s *Service) Fork(ctx context.Context, caller *domain.Caller, ref domain.ID
 		}
 	}
 	// The fork is as visible as its source, and no more than its group.
+	// A source level the settings restrict becomes the highest level they
+	// allow (GitLab's ForkService#allowed_visibility_level).
+	app, err := ports.CurrentSettings(ctx, s.p.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("application settings: %w", err)
+	}
 	vis := src.Visibility
+	if app.Restricted(vis) {
+		vis = app.HighestAllowedVisibility()
+	}
 	if ns.Kind == domain.NamespaceGroup && ns.Visibility.Rank() < vis.Rank() {
 		vis = ns.Visibility
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
 )
 
 // UpdateInput are the settings PUT /projects/:id changes.
@@ -56,6 +57,15 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 	}
 	next := *proj
 	in.apply(&next)
+	if next.Visibility != proj.Visibility {
+		app, err := ports.CurrentSettings(ctx, s.p.Settings)
+		if err != nil {
+			return nil, fmt.Errorf("application settings: %w", err)
+		}
+		if err := access.AllowedVisibility(app, caller, next.Visibility); err != nil {
+			return nil, err
+		}
+	}
 	fields := s.validate(&in, &next, ns, source)
 	if len(fields) > 0 {
 		return nil, core.Validation(fields)

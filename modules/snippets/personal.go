@@ -93,6 +93,9 @@ func (s *Service) CreatePersonal(ctx context.Context, caller *domain.Caller, in 
 	if in.Description != nil {
 		sn.Description = *in.Description
 	}
+	if err := s.checkRestricted(ctx, caller, sn.Visibility); err != nil {
+		return nil, err
+	}
 	if err := validate(sn); err != nil {
 		return nil, err
 	}
@@ -117,7 +120,7 @@ func (s *Service) UpdatePersonal(ctx context.Context, caller *domain.Caller, id 
 	if err != nil {
 		return nil, err
 	}
-	return s.save(ctx, 0, sn.ID, in.apply)
+	return s.save(ctx, caller, 0, sn.ID, in.apply)
 }
 
 // DeletePersonal removes a personal snippet the caller may administer. A

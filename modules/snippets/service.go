@@ -20,6 +20,9 @@ type Params struct {
 	Snippets ports.SnippetStore
 	Clock    ports.Clock
 	Policy   *access.Policy
+	// Settings are the application settings (visibility restrictions);
+	// without them nothing is restricted.
+	Settings ports.Settings `optional:"true"`
 }
 
 // Service holds the snippet use cases. It never sees HTTP types.

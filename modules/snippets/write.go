@@ -9,6 +9,7 @@ import (
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/access"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
 )
 
 // Origin is where a new snippet came from, recorded for spam checks.
@@ -39,6 +40,9 @@ func (s *Service) Create(ctx context.Context, caller *domain.Caller, ref domain.
 	if in.Description != nil {
 		sn.Description = *in.Description
 	}
+	if err := s.checkRestricted(ctx, caller, sn.Visibility); err != nil {
+		return nil, err
+	}
 	if err := validate(sn); err != nil {
 		return nil, err
 	}
@@ -66,7 +70,7 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 	if err := t.Require(access.AdminSnippet, access.OnSnippet(sn)); err != nil {
 		return nil, err
 	}
-	out, err := s.save(ctx, t.Project.ID, sn.ID, in.apply)
+	out, err := s.save(ctx, caller, t.Project.ID, sn.ID, in.apply)
 	if err != nil {
 		return nil, err
 	}
@@ -75,9 +79,19 @@ func (s *Service) Update(ctx context.Context, caller *domain.Caller, ref domain.
 
 // save writes an update of snippet id of project (0 for a personal
 // snippet): apply's changes, a new updated_at, then the model's rules.
-func (s *Service) save(ctx context.Context, project, id int64, apply func(*domain.Snippet)) (*domain.Snippet, error) {
+func (s *Service) save(ctx context.Context, caller *domain.Caller, project, id int64, apply func(*domain.Snippet)) (*domain.Snippet, error) {
+	app, err := ports.CurrentSettings(ctx, s.p.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("application settings: %w", err)
+	}
 	out, err := s.p.Snippets.Update(ctx, project, id, func(x *domain.Snippet) error {
+		was := x.Visibility
 		apply(x)
+		if x.Visibility != was {
+			if err := access.AllowedVisibility(app, caller, x.Visibility); err != nil {
+				return err
+			}
+		}
 		x.UpdatedAt = s.now()
 		return validate(x)
 	})

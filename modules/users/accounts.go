@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
+	"github.com/hearth-forge/hearth/core/ports"
 	"go.uber.org/zap"
 )
 
@@ -77,6 +78,10 @@ func (s *Service) CreateUser(ctx context.Context, actor *domain.Caller, in Creat
 	if err != nil {
 		return nil, fmt.Errorf("hash password: %w", err)
 	}
+	app, err := ports.CurrentSettings(ctx, s.p.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("application settings: %w", err)
+	}
 	now := s.now()
 	u := &domain.User{
 		Username:       in.Username,
@@ -84,7 +89,7 @@ func (s *Service) CreateUser(ctx context.Context, actor *domain.Caller, in Creat
 		Email:          in.Email,
 		PasswordHash:   hash,
 		State:          domain.UserActive,
-		ProjectsLimit:  DefaultProjectsLimit,
+		ProjectsLimit:  app.DefaultProjectsLimit,
 		CanCreateGroup: true,
 		ColorSchemeID:  defaultColorScheme,
 		CreatedAt:      now,

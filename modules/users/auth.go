@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -161,6 +162,15 @@ var errSignInRefused = errors.New("sign-in refused")
 func (s *Service) checkPassword(ctx context.Context, login, password string) (*domain.Caller, error) {
 	login = strings.TrimSpace(login)
 	if login == "" || password == "" {
+		return nil, core.Unauthenticated()
+	}
+	// GitLab's find_with_user_password: with password sign-in disabled no
+	// password signs in (tokens still do).
+	app, err := ports.CurrentSettings(ctx, s.p.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("application settings: %w", err)
+	}
+	if !app.SigninEnabled {
 		return nil, core.Unauthenticated()
 	}
 	u, err := s.UserByLogin(ctx, login)

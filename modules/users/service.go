@@ -18,7 +18,8 @@ import (
 	"github.com/hearth-forge/hearth/core/ports"
 )
 
-// Defaults of new accounts, as GitLab 9.x's application settings have them.
+// Defaults of new accounts, as GitLab 9.x's application settings have them
+// (without the settings module; with it, its default_projects_limit).
 const (
 	DefaultProjectsLimit = 100000
 	defaultColorScheme   = 1
@@ -44,6 +45,9 @@ type Params struct {
 	Jobs ports.JobStore `optional:"true"`
 	Auth config.Auth
 	Log  *zap.Logger
+	// Settings are the application settings (default projects limit,
+	// password sign-in); without them GitLab's defaults apply.
+	Settings ports.Settings `optional:"true"`
 }
 
 // Service holds the users module's use cases. It never sees HTTP types.

@@ -39,7 +39,7 @@ func TestStoreSuite(t *testing.T) {
 			ProtectedBranches: st.ProtectedBranches(), Releases: st.Releases(), CommitComments: st.CommitComments(),
 			MergeRequests: st.MergeRequests(), Notes: st.Notes(), Todos: st.Todos(), Subscriptions: st.Subscriptions(),
 			Issues: st.Issues(), Milestones: st.Milestones(), Labels: st.Labels(), Awards: st.Awards(), Snippets: st.Snippets(), TimeTracking: st.TimeTracking(),
-			Pipelines: st.Pipelines(), Jobs: st.Jobs(), Runners: st.Runners(), Variables: st.Variables(), Triggers: st.Triggers(), Artifacts: st.Artifacts(), Hooks: st.Hooks(), HookDeliveries: st.HookDeliveries(), HookEvents: st.HookEvents(),
+			Pipelines: st.Pipelines(), Jobs: st.Jobs(), Runners: st.Runners(), Variables: st.Variables(), Triggers: st.Triggers(), Settings: st.Settings(), Artifacts: st.Artifacts(), Hooks: st.Hooks(), HookDeliveries: st.HookDeliveries(), HookEvents: st.HookEvents(),
 			SystemHooks: st.SystemHooks(), HookRouter: st.HookRouter(), DeployKeys: st.DeployKeys(),
 			BroadcastMessages: st.BroadcastMessages(), Tx: st.Tx(),
 		}
