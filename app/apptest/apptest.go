@@ -102,6 +102,8 @@ type options struct {
 	dataDir, dsn string
 	extra        []fx.Option
 	tune         func(*config.Config)
+	// protectDefault keeps GitLab's default_branch_protection (2).
+	protectDefault bool
 }
 
 // Option changes how the server is built.
@@ -123,6 +125,14 @@ func With(opts ...fx.Option) Option { return func(o *options) { o.extra = append
 func At(dataDir, dsn string) Option {
 	return func(o *options) { o.dataDir, o.dsn = dataDir, dsn }
 }
+
+// BranchProtection keeps GitLab's default application setting that
+// protects a project's default branch on the push that creates it
+// (masters only). Without it a test server starts with that setting at 0
+// ("not protected"), so that tests whose developers push and merge to
+// the default branch do not each have to unprotect it; the protection
+// itself is tested with this option.
+func BranchProtection() Option { return func(o *options) { o.protectDefault = true } }
 
 // Configure edits the configuration before start.
 func Configure(fn func(*config.Config)) Option { return func(o *options) { o.tune = fn } }
@@ -199,6 +209,15 @@ func New(t testing.TB, opts ...Option) *Server {
 		t.Fatalf("root token: %v", err)
 	}
 	s.RootToken = secret
+	if !o.protectDefault && o.dataDir == "" {
+		// Through the API, so that the node's settings cache changes too;
+		// an app without the settings module has no route (404) and
+		// GitLab's default.
+		resp, body := s.Do(t, "PUT", "/application/settings", s.RootToken, map[string]any{"default_branch_protection": 0})
+		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("turning default branch protection off: %d %s", resp.StatusCode, body)
+		}
+	}
 	return s
 }
 

@@ -215,3 +215,64 @@ func TestProtectedBranchLevelsMerge(t *testing.T) {
 		t.Errorf("merge request to masters: %v", r["state"])
 	}
 }
+
+// TestDefaultBranchProtectedOnCreation: with GitLab's default settings the
+// push that creates a project's default branch protects it (masters push
+// and merge), by git push as by the first API commit; a branch that is
+// not the default, and a default branch already covered by a rule, are
+// left alone; default_branch_protection 1 lets developers push, 0
+// protects nothing.
+func TestDefaultBranchProtectedOnCreation(t *testing.T) {
+	t.Parallel()
+	tr := httpTransport()
+	s := newRepoServer(t, backend("gitcli"), apptest.BranchProtection())
+	devID, _ := s.User("dev")
+	rules := func(p hosted) string {
+		return string(s.Expect(200, "GET", fmt.Sprintf("/projects/%d/protected_branches", p.ID), s.RootToken, nil).Body)
+	}
+	commit := func(p hosted, branch string) {
+		s.Expect(201, "POST", fmt.Sprintf("/projects/%d/repository/commits", p.ID), s.RootToken, map[string]any{
+			"branch": branch, "commit_message": "add", "start_branch": "master",
+			"actions": []map[string]string{{"action": "create", "file_path": branch + ".txt", "content": "x"}}})
+	}
+
+	// By git push: master is protected, and a developer is refused.
+	pushed := s.hosted("pushed", "private", 0)
+	s.member(pushed.ID, devID, domain.Developer)
+	git := gitClient{t}
+	w := git.clone(tr.remote(s, pushed.Path, "root"))
+	git.commit(w, "a.txt", "a\n")
+	git.run(w, "push", "-q", "origin", "HEAD:master")
+	git.run(w, "push", "-q", "origin", "HEAD:topic")
+	if got, want := rules(pushed), "["+levelsJSON("master", 40, 40)+"]"; got != want {
+		t.Errorf("after the first push: %s, want %s", got, want)
+	}
+	d := git.clone(tr.remote(s, pushed.Path, "dev"))
+	git.commit(d, "d.txt", "d\n")
+	if out := git.fails(d, "push", "origin", "HEAD:master"); !strings.Contains(out, "not allowed to push code to protected branches") {
+		t.Errorf("developer push to the new default branch: %s", out)
+	}
+	git.run(d, "push", "-q", "origin", "HEAD:topic") // not the default: not protected
+
+	// By the first API commit; a rule that already covers it is kept.
+	viaAPI := s.hosted("via-api", "private", 0)
+	s.Expect(201, "POST", fmt.Sprintf("/projects/%d/protected_branches", viaAPI.ID), s.RootToken,
+		apptest.Form("name", "mas*", "push_access_level", "30"))
+	commit(viaAPI, "master")
+	if got, want := rules(viaAPI), "["+levelsJSON("mas*", 30, 40)+"]"; got != want {
+		t.Errorf("default branch under a wildcard rule: %s, want %s", got, want)
+	}
+
+	// Setting 1: developers may push; 0: nothing is protected.
+	for _, c := range []struct {
+		setting int
+		want    string
+	}{{1, "[" + levelsJSON("master", 30, 40) + "]"}, {0, "[]"}} {
+		s.Expect(200, "PUT", "/application/settings", s.RootToken, map[string]any{"default_branch_protection": c.setting})
+		p := s.hosted(fmt.Sprintf("setting-%d", c.setting), "private", 0)
+		commit(p, "master")
+		if got := rules(p); got != c.want {
+			t.Errorf("default_branch_protection %d: %s, want %s", c.setting, got, c.want)
+		}
+	}
+}

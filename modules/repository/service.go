@@ -39,7 +39,10 @@ type Params struct {
 	// Pipelines give commits their CI status; without the CI stores
 	// (an embedder's app) the status stays null.
 	Pipelines ports.PipelineStore `optional:"true"`
-	Log       *zap.Logger         `optional:"true"`
+	// Settings say how the first push protects the default branch
+	// (GitLab's default_branch_protection; without them, fully).
+	Settings ports.Settings `optional:"true"`
+	Log      *zap.Logger    `optional:"true"`
 }
 
 // Service holds the repository use cases. Each takes ctx, the caller, the

@@ -118,7 +118,7 @@ func (s *Service) commitFiles(ctx context.Context, t access.Target, fc fileCommi
 	}
 	done := context.WithoutCancel(ctx)
 	s.publishBranchCommit(done, p, caller, fc.branch, before, c)
-	if len(c.ParentIDs) == 0 {
+	if before == domain.ZeroID { // the commit created the branch
 		s.adoptDefaultBranch(done, p, []domain.RefUpdate{{Ref: domain.BranchPrefix + fc.branch, OldID: domain.ZeroID, NewID: c.ID, FastForward: true}})
 	}
 	return c, nil

@@ -90,7 +90,7 @@ func TestSettingsDefaultsAndRoundTrip(t *testing.T) {
 			fmt.Sprint(again["restricted_visibility_levels"]) != "[]" || again["default_projects_limit"] != 50.0 {
 			t.Fatalf("after JSON PUT: %v", again)
 		}
-	})
+	}, apptest.BranchProtection())
 }
 
 // TestSettingsValidation: Grape's parameter errors and the model's field
