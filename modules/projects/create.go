@@ -1,6 +1,8 @@
 package projects
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -127,6 +129,9 @@ func (s *Service) create(ctx context.Context, actor *domain.Caller, owner *domai
 		if err := s.p.Projects.Create(ctx, p); err != nil {
 			return projectWriteErr(err, "create project")
 		}
+		if err := s.addOwnerAsMaster(ctx, p, ns, owner.ID, actor.UserID(), now); err != nil {
+			return err
+		}
 		if err := s.createRepo(ctx, p.ID, p.DefaultBranch); err != nil {
 			return err
 		}
@@ -168,4 +173,19 @@ func (s *Service) targetNamespace(ctx context.Context, creator *domain.Caller, o
 		return nil, invalid
 	}
 	return ns, nil
+}
+
+// addOwnerAsMaster is GitLab's Projects::CreateService for a project in a
+// user's namespace: its owner becomes a master member, so member lists
+// show them and a transfer to a group keeps their access.
+func (s *Service) addOwnerAsMaster(ctx context.Context, p *domain.Project, ns *domain.Namespace, ownerID, actorID int64, now time.Time) error {
+	if ns.Kind != domain.NamespaceUser {
+		return nil
+	}
+	m := &domain.Member{Source: domain.MemberOfProject, SourceID: p.ID, UserID: ownerID,
+		AccessLevel: domain.Master, CreatedAt: now, CreatedBy: actorID}
+	if err := s.p.Members.Add(ctx, m); err != nil {
+		return fmt.Errorf("add the owner of project %d as master: %w", p.ID, err)
+	}
+	return nil
 }

@@ -271,3 +271,38 @@ func TestConcurrentCreation(t *testing.T) {
 		}
 	})
 }
+
+// TestPersonalProjectOwnerIsMaster: as GitLab's Projects::CreateService
+// does, the owner of a project created in a user's namespace (by that user,
+// for them by an administrator, or as a fork) becomes its master member; a
+// group's project gets no member (its group's members reach it).
+func TestPersonalProjectOwnerIsMaster(t *testing.T) {
+	t.Parallel()
+	c := apptest.New(t).Client(t)
+	_, alice := c.User("alice")
+	bobID, bob := c.User("bob")
+	members := func(projectID int64) string {
+		var out []string
+		for _, m := range c.Expect(200, "GET", fmt.Sprintf("/projects/%d/members", projectID), c.Srv.RootToken, nil).List(t) {
+			out = append(out, fmt.Sprintf("%v:%v", m["username"], m["access_level"]))
+		}
+		return strings.Join(out, ",")
+	}
+	own := c.Project(alice, "name", "own", "visibility", "public")
+	if got := members(apptest.ID(own)); got != "alice:40" {
+		t.Errorf("alice's own project: members %q, want alice:40", got)
+	}
+	forUser := c.Expect(201, "POST", fmt.Sprintf("/projects/user/%d", bobID), c.Srv.RootToken, apptest.Form("name", "given")).Object(t)
+	if got := members(apptest.ID(forUser)); got != "bob:40" {
+		t.Errorf("project created for bob by root: members %q, want bob:40", got)
+	}
+	fork := c.Expect(201, "POST", fmt.Sprintf("/projects/%d/fork", apptest.ID(own)), bob, nil).Object(t)
+	if got := members(apptest.ID(fork)); got != "bob:40" {
+		t.Errorf("bob's fork: members %q, want bob:40", got)
+	}
+	g := c.Group(alice, "name", "team", "path", "team")
+	inGroup := c.Project(alice, "name", "shared", "namespace_id", fmt.Sprint(apptest.ID(g)))
+	if got := members(apptest.ID(inGroup)); got != "" {
+		t.Errorf("group project: members %q, want none", got)
+	}
+}

@@ -120,6 +120,11 @@ func (s *Service) Fork(ctx context.Context, caller *domain.Caller, ref domain.ID
 			}
 			return projectWriteErr(err, "create fork")
 		}
+		if ns.OwnerID != nil {
+			if err := s.addOwnerAsMaster(ctx, p, ns, *ns.OwnerID, caller.UserID(), now); err != nil {
+				return err
+			}
+		}
 		if err := s.p.Projects.AddForks(ctx, srcID, 1); err != nil {
 			return projectWriteErr(err, "count fork")
 		}
