@@ -54,6 +54,7 @@ const (
 	adminOnly                // administrators only
 	// Issue tracker, merge request and snippet rules.
 	reporterLevel   // reporter or more
+	moveReporter    // reporter or more in the project and the target (group G's, same levels); 400 to readers below
 	readConf        // may read a confidential issue: reporter or more (404 otherwise)
 	confSignedIn    // signed in and may read the confidential issue
 	confReporter    // reporter or more; 404 to who may not read the confidential issue
@@ -318,6 +319,12 @@ func expected(rc routeCase, a actor, vis string) []int {
 	case downloadCode:
 		if vis == "private" && lvl < 20 {
 			return deny(http.StatusForbidden)
+		}
+		return nil
+	case moveReporter:
+		// GitLab's MoveService refuses who may not admin issues with a 400.
+		if lvl < 20 {
+			return deny(http.StatusBadRequest)
 		}
 		return nil
 	case mrMerge:
@@ -617,6 +624,7 @@ type tracker struct {
 	todoProject, othersTodo            int64
 	seq                                int
 	last                               string         // API path of the thing prepared for the current cell
+	moveTo                             int64          // a project of group G that issues move to (made on first use)
 	awarded                            map[string]int // awards awardAs gave, per awardable
 	ciState                            *ciState
 }
@@ -745,6 +753,14 @@ func (tr *tracker) fresh(under string, body url.Values, key string) int64 {
 	return n
 }
 
+// moveTarget is the project of group G that issues move to.
+func (tr *tracker) moveTarget() int64 {
+	if tr.moveTo == 0 {
+		tr.moveTo = tr.id("/projects", vals("name", fmt.Sprintf("moved%d", tr.next()), "namespace_id", fmt.Sprint(tr.f.groupID), "visibility", tr.f.vis))
+	}
+	return tr.moveTo
+}
+
 // todoOf gives user a pending todo of their own (through root's sudo) and
 // returns its ID.
 func (tr *tracker) todoOf(user int64) int64 {
@@ -848,6 +864,12 @@ func trackerRoutes() map[string]routeCase {
 		"PUT " + api + "/issues/{issue_iid}" + conf: {rule: confReporter, req: send("PUT", p+"/issues/{t.conf}", values("description", "Edited"))},
 		"DELETE " + api + "/issues/{issue_iid}": {rule: ownerLevel, kept: true, req: prepared("DELETE", func(tr *tracker, _ actor) (string, any) {
 			return fmt.Sprintf("%s/issues/%d", p, tr.fresh("issues", vals("title", "Doomed"), "iid")), nil
+		})},
+		// Each cell moves a fresh issue to a project of group G, where the
+		// actors have the levels they have in P.
+		"POST " + api + "/issues/{issue_iid}/move": {rule: moveReporter, kept: true, req: prepared("POST", func(tr *tracker, _ actor) (string, any) {
+			iid := tr.fresh("issues", vals("title", "Moving"), "iid")
+			return fmt.Sprintf("%s/issues/%d/move", p, iid), vals("to_project_id", fmt.Sprint(tr.moveTarget()))
 		})},
 		"DELETE " + api + "/issues/{issue_iid}" + conf: {rule: confOwner, kept: true, req: prepared("DELETE", func(tr *tracker, _ actor) (string, any) {
 			return fmt.Sprintf("%s/issues/%d", p, tr.fresh("issues", vals("title", "Doomed secret", "confidential", "true"), "iid")), nil

@@ -41,6 +41,12 @@ type UpdateInput struct {
 	Invalid      error
 }
 
+// MoveInput is POST /projects/:id/issues/:issue_iid/move's parameters.
+type MoveInput struct {
+	ToProjectID int64 `param:"to_project_id,required"`
+	Invalid     error
+}
+
 // ListInput is an issue list's filters and page.
 type ListInput struct {
 	issuable.ListParams

@@ -51,6 +51,15 @@ func (h handlers) delete(w http.ResponseWriter, r *http.Request) error {
 	return httpx.NoContent(w)
 }
 
+// POST /projects/:id/issues/:issue_iid/move: the new issue, rendered in
+// its project.
+func (h handlers) move(w http.ResponseWriter, r *http.Request) error {
+	var in MoveInput
+	in.Invalid = httpx.Decode(r, &in)
+	is, t, err := h.s.Move(r.Context(), httpx.CallerOf(r), refOf(r), pathID(r, "issue_iid"), in)
+	return h.reply(w, r, http.StatusCreated, is, t, err)
+}
+
 // POST .../subscribe and .../unsubscribe: 304 when nothing changes.
 func (h handlers) subscribe(want bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {

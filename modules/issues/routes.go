@@ -29,6 +29,7 @@ func routes(s *Service, issues *apijson.IssuePresenter, mrs *apijson.MergeReques
 		r(http.MethodGet, one, h.get),
 		r(http.MethodPut, one, h.update),
 		r(http.MethodDelete, one, h.delete),
+		r(http.MethodPost, one+"/move", h.move),
 		r(http.MethodPost, one+"/subscribe", h.subscribe(true)),
 		r(http.MethodPost, one+"/unsubscribe", h.subscribe(false)),
 		r(http.MethodPost, one+"/todo", h.todo),

@@ -25,6 +25,7 @@ type Params struct {
 	Projects      ports.ProjectStore
 	Namespaces    ports.NamespaceStore
 	Tx            ports.TxManager
+	Awards        ports.AwardStore `optional:"true"` // copied when an issue moves
 	Bus           ports.EventBus
 	Log           *zap.Logger `optional:"true"`
 }
