@@ -46,11 +46,7 @@ func (s *Service) Move(ctx context.Context, caller *domain.Caller, ref domain.ID
 	if err != nil {
 		return nil, from, err
 	}
-	notes, _, err := s.p.Notes.List(ctx, domain.TargetIssue, old.ID, domain.Page{})
-	if err != nil {
-		return nil, from, fmt.Errorf("read notes of issue %d: %w", old.ID, err)
-	}
-	if !from.Can(access.AdminIssue) || !to.Can(access.AdminIssue) || moved(notes) {
+	if !from.Can(access.AdminIssue) || !to.Can(access.AdminIssue) {
 		return nil, from, core.BadRequest(errMovePermission)
 	}
 	if to.Project.ID == from.Project.ID {
@@ -62,6 +58,12 @@ func (s *Service) Move(ctx context.Context, caller *domain.Caller, ref domain.ID
 	}
 	actor := caller.UserID()
 	err = s.p.Tx.WithinTx(ctx, func(ctx context.Context) error {
+		// The original first, under its row lock: a concurrent move of the
+		// same issue waits here, then finds the "moved to" note.
+		closing, notes, err := s.lockForMove(ctx, old)
+		if err != nil {
+			return err
+		}
 		is := *fresh
 		is.Labels = append([]string(nil), fresh.Labels...)
 		if err := s.p.Issues.Create(ctx, &is); err != nil {
@@ -82,8 +84,11 @@ func (s *Service) Move(ctx context.Context, caller *domain.Caller, ref domain.ID
 			movedToPrefix+s.fullPath(ctx, to.Project.ID)+"#"+strconv.FormatInt(is.IID, 10)); err != nil {
 			return err
 		}
-		if err := s.closeMoved(ctx, from, old, actor); err != nil {
-			return err
+		if closing != nil {
+			if err := s.activity.Record(ctx, issuable.Change{Project: from.Project, Before: issuable.IssueItem(&closing.before),
+				After: issuable.IssueItem(closing.after), Actor: actor}, domain.ActionClosed, nil, s.publisher(closing.after, actor)); err != nil {
+				return err
+			}
 		}
 		out, err := s.p.Issues.Get(ctx, is.ProjectID, is.IID)
 		if err != nil {
@@ -179,25 +184,46 @@ func (s *Service) copyDiscussion(ctx context.Context, old, is *domain.Issue, not
 	return nil
 }
 
-// closeMoved closes the original (already closed: left as it is), with
-// the close event and webhook but no "closed" note, as GitLab does.
-func (s *Service) closeMoved(ctx context.Context, from access.Target, old *domain.Issue, actor int64) error {
-	var before domain.Issue
+// closed is the original of a move as it was and as the move closed it.
+type closed struct {
+	before domain.Issue
+	after  *domain.Issue
+}
+
+// lockForMove locks the original of a move and, unless its notes say it
+// moved already (a 400, as GitLab's can_move?), closes it: the close event
+// and webhook follow, but no "closed" note, as in GitLab. An issue closed
+// already is left as it is (nil). The notes read under the lock are the
+// ones the move copies.
+func (s *Service) lockForMove(ctx context.Context, old *domain.Issue) (*closed, []domain.Note, error) {
+	var (
+		c     closed
+		notes []domain.Note
+	)
 	out, err := s.p.Issues.Update(ctx, old.ProjectID, old.IID, func(cur *domain.Issue) error {
-		before = *cur
-		before.Labels = append([]string(nil), cur.Labels...)
+		var err error
+		if notes, _, err = s.p.Notes.List(ctx, domain.TargetIssue, cur.ID, domain.Page{}); err != nil {
+			return fmt.Errorf("read notes of issue %d: %w", cur.ID, err)
+		}
+		if moved(notes) {
+			return core.BadRequest(errMovePermission)
+		}
+		c.before = *cur
+		c.before.Labels = append([]string(nil), cur.Labels...)
 		if err := cur.Close(s.now()); err != nil {
 			return errUnchanged
 		}
 		cur.UpdatedAt = s.now()
 		return nil
 	})
-	if errors.Is(err, errUnchanged) {
-		return nil
+	switch {
+	case errors.Is(err, errUnchanged):
+		return nil, notes, nil
+	case errors.Is(err, core.ErrInvalid):
+		return nil, nil, err
+	case err != nil:
+		return nil, nil, core.StoreError(err, "Issue", "close moved issue")
 	}
-	if err != nil {
-		return core.StoreError(err, "Issue", "close moved issue")
-	}
-	return s.activity.Record(ctx, issuable.Change{Project: from.Project, Before: issuable.IssueItem(&before),
-		After: issuable.IssueItem(out), Actor: actor}, domain.ActionClosed, nil, s.publisher(out, actor))
+	c.after = out
+	return &c, notes, nil
 }

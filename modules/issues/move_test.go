@@ -116,3 +116,40 @@ func (s *server) allNotes(issueID int64) []string {
 	}
 	return out
 }
+
+// TestConcurrentMoves: two moves of one issue at once make one copy; the
+// other is refused as a move of a moved issue (the original is locked
+// before its notes are read), on both storage drivers.
+func TestConcurrentMoves(t *testing.T) {
+	t.Parallel()
+	for _, v := range []struct {
+		name string
+		opts []apptest.Option
+	}{{"sqlite", nil}, {"postgres", []apptest.Option{apptest.Postgres()}}} {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, v.opts...)
+			src, dst := s.project("src", "private"), s.project("dst", "private")
+			old := s.create(s.RootToken, src, "Twice")
+			codes := make(chan int, 2)
+			for range 2 {
+				go func() {
+					r := s.Send("POST", issuePath(src, old.IID, "/move"), s.RootToken, form("to_project_id", fmt.Sprint(dst)))
+					codes <- r.Status
+				}()
+			}
+			got := map[int]int{}
+			for range 2 {
+				got[<-codes]++
+			}
+			if got[201] != 1 || got[400] != 1 {
+				t.Errorf("two concurrent moves answered %v, want one 201 and one 400", got)
+			}
+			var list []issueJSON
+			s.JSON(t, "GET", fmt.Sprintf("/projects/%d/issues", dst), s.RootToken, nil, 200, &list)
+			if len(list) != 1 {
+				t.Errorf("target has %d issues after two concurrent moves, want 1", len(list))
+			}
+		})
+	}
+}
