@@ -21,16 +21,17 @@ import (
 // succeeded.
 func (s *Service) adoptDefaultBranch(ctx context.Context, p *domain.Project, cmds []domain.RefUpdate) {
 	repo := repoOf(p)
-	if _, err := s.p.Reader.Branch(ctx, repo, p.DefaultBranch); !errors.Is(err, core.ErrNotFound) && !errors.Is(err, core.ErrInvalid) {
-		// It exists (or the backend failed: change nothing); if this push
-		// created it, it is protected as GitLab protects a new default
-		// branch.
-		for _, c := range cmds {
-			if err == nil && c.Ref == domain.BranchPrefix+p.DefaultBranch && c.OldID == domain.ZeroID && c.NewID != domain.ZeroID {
-				s.protectDefaultBranch(ctx, s.log.With(zap.Int64("project_id", p.ID), zap.String("branch", p.DefaultBranch)), p.ID, p.DefaultBranch)
-			}
+	_, err := s.p.Reader.Branch(ctx, repo, p.DefaultBranch)
+	switch {
+	case err == nil:
+		// It exists: if this push created it, it is protected as GitLab
+		// protects a new default branch.
+		if createsBranch(cmds, p.DefaultBranch) {
+			s.protectDefaultBranch(ctx, s.log.With(zap.Int64("project_id", p.ID), zap.String("branch", p.DefaultBranch)), p.ID, p.DefaultBranch)
 		}
 		return
+	case !errors.Is(err, core.ErrNotFound) && !errors.Is(err, core.ErrInvalid):
+		return // the backend failed: change nothing
 	}
 	chosen := ""
 	for _, c := range cmds {
@@ -98,4 +99,14 @@ func (s *Service) protectDefaultBranch(ctx context.Context, log *zap.Logger, pro
 		return
 	}
 	log.Info("first push: default branch protected", zap.Int("push_access_level", int(push)))
+}
+
+// createsBranch reports whether cmds create branch name.
+func createsBranch(cmds []domain.RefUpdate, name string) bool {
+	for _, c := range cmds {
+		if c.Ref == domain.BranchPrefix+name && c.OldID == domain.ZeroID && c.NewID != domain.ZeroID {
+			return true
+		}
+	}
+	return false
 }

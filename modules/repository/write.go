@@ -118,7 +118,9 @@ func (s *Service) commitFiles(ctx context.Context, t access.Target, fc fileCommi
 	}
 	done := context.WithoutCancel(ctx)
 	s.publishBranchCommit(done, p, caller, fc.branch, before, c)
-	if before == domain.ZeroID { // the commit created the branch
+	// A commit that created the default branch, or the repository's first
+	// branch, may set or protect the default; others need no look.
+	if before == domain.ZeroID && (len(c.ParentIDs) == 0 || fc.branch == p.DefaultBranch) {
 		s.adoptDefaultBranch(done, p, []domain.RefUpdate{{Ref: domain.BranchPrefix + fc.branch, OldID: domain.ZeroID, NewID: c.ID, FastForward: true}})
 	}
 	return c, nil
