@@ -99,6 +99,7 @@ func RunStoreSuite(t *testing.T, newStores func(t *testing.T) Stores) {
 		{"UserEmailTakenBySecondary", storeUserEmailTakenBySecondary},
 		{"UserIdentityTaken", storeUserIdentityTaken},
 		{"UserGetMany", storeUserGetMany},
+		{"LookupKeysWithNUL", storeLookupKeysWithNUL},
 		{"UserUpdate", storeUserUpdate},
 		{"UserUpdateFnError", storeUserUpdateFnError},
 		{"UserUpdateNotFound", storeUserUpdateNotFound},
@@ -349,5 +350,24 @@ func storeWantList(t *testing.T, what string, gotIDs []int64, gotTotal int, err 
 	}
 	if gotTotal != wantTotal {
 		t.Errorf("%s: total = %d, want %d", what, gotTotal, wantTotal)
+	}
+}
+
+// storeLookupKeysWithNUL: a user, namespace or project looked up by a key
+// holding a NUL byte is not found, on both databases (neither takes such
+// text in a query; nothing stored holds it).
+func storeLookupKeysWithNUL(t *testing.T, s Stores) {
+	ctx := t.Context()
+	storeUser(t, s, "nul")
+	for _, key := range []string{"\x00", "nul\x00", "a\x00b/c"} {
+		if _, err := s.Users.GetByUsername(ctx, key); !errors.Is(err, core.ErrNotFound) {
+			t.Errorf("user %q: %v, want not found", key, err)
+		}
+		if _, err := s.Namespaces.GetByFullPath(ctx, key); !errors.Is(err, core.ErrNotFound) {
+			t.Errorf("namespace %q: %v, want not found", key, err)
+		}
+		if _, err := s.Projects.GetByFullPath(ctx, key); !errors.Is(err, core.ErrNotFound) {
+			t.Errorf("project %q: %v, want not found", key, err)
+		}
 	}
 }

@@ -142,3 +142,9 @@ func deadlock(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "40P01"
 }
+
+// unstorable reports whether a lookup key cannot match any row: text with
+// a NUL byte, which no write stores (the API refuses it) and neither
+// database takes in a query (SQLite stops reading the statement there,
+// Postgres refuses the encoding). Lookups by such a key find nothing.
+func unstorable(key string) bool { return strings.ContainsRune(key, 0) }

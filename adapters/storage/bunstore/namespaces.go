@@ -150,6 +150,9 @@ func (st *namespaceStore) ForUser(ctx context.Context, userID int64) (*domain.Na
 }
 
 func (st *namespaceStore) getWhere(ctx context.Context, op, where string, arg any) (*domain.Namespace, error) {
+	if key, ok := arg.(string); ok && unstorable(key) {
+		return nil, fmt.Errorf("bunstore: %s: %w", op, core.NotFound(namespaceTable.what))
+	}
 	n, err := namespaceTable.get(ctx, st.s.Conn(ctx).NewSelect().Where(where, arg).Limit(1))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: %s: %w", op, err)

@@ -239,7 +239,7 @@ func (st *projectStore) Get(ctx context.Context, id int64) (*domain.Project, err
 // the project's path and matches both case-insensitively in one query.
 func (st *projectStore) GetByFullPath(ctx context.Context, fullPath string) (*domain.Project, error) {
 	i := strings.LastIndex(fullPath, "/")
-	if i <= 0 || i == len(fullPath)-1 {
+	if i <= 0 || i == len(fullPath)-1 || unstorable(fullPath) {
 		return nil, fmt.Errorf("bunstore: get project %q: %w", fullPath, core.NotFound("Project"))
 	}
 	p, err := projectTable.get(ctx, st.s.Conn(ctx).NewSelect().

@@ -8,6 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/hearth-forge/hearth/core"
 	"github.com/hearth-forge/hearth/core/domain"
 	"github.com/hearth-forge/hearth/core/ports"
 )
@@ -161,6 +162,9 @@ func (st *userStore) GetByEmail(ctx context.Context, email string) (*domain.User
 }
 
 func (st *userStore) getWhere(ctx context.Context, op, where string, arg any) (*domain.User, error) {
+	if key, ok := arg.(string); ok && unstorable(key) {
+		return nil, fmt.Errorf("bunstore: %s: %w", op, core.NotFound(userTable.what))
+	}
 	u, err := userTable.get(ctx, st.s.Conn(ctx).NewSelect().Where(where, arg).Limit(1))
 	if err != nil {
 		return nil, fmt.Errorf("bunstore: %s: %w", op, err)
